@@ -1,0 +1,496 @@
+//===- IR/GraphPrinter.cpp - Human-readable dumps -------------------------===//
+//
+// Prints programs the way torch prints an ExportedProgram, so a user can hold
+// our output next to the Python pipeline's: `name: "f32[2, 2]" = target(args)`
+// lines grouped under their stack-trace comment, FX's `;  x = None` last-use
+// notes, the graph signature and range constraints. Planned programs add a
+// `# mem=<id>+<offset>` note per planned value; delegates are listed after the
+// methods.
+//
+//===----------------------------------------------------------------------===//
+#include "IR/GraphPrinter.h"
+#include "Support/Hash.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace exir {
+
+namespace {
+
+/// Python repr of a float: shortest round-trip form, always with a '.' or exponent.
+std::string pyFloat(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, res.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string pyString(const std::string &s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out + "'";
+}
+
+/// A sympy srepr such as Symbol('s0', integer=True, positive=True) shown as "s0".
+std::string exprText(const std::string &expr) {
+  const std::string prefix = "Symbol('";
+  if (expr.rfind(prefix, 0) == 0) {
+    auto end = expr.find('\'', prefix.size());
+    if (end != std::string::npos && expr.find("Symbol(", 1) == std::string::npos)
+      return expr.substr(prefix.size(), end - prefix.size());
+  }
+  return expr;
+}
+
+std::string symIntText(const SymInt &s) { return s.isExpr ? exprText(s.expr) : std::to_string(s.value); }
+
+std::string tensorAnnotation(const TensorMeta &meta) {
+  std::string out = std::string(shortName(meta.dtype)) + "[";
+  for (size_t i = 0; i < meta.sizes.size(); ++i) {
+    if (i) out += ", ";
+    out += symIntText(meta.sizes[i]);
+  }
+  return out + "]";
+}
+
+const char *memoryFormatName(int64_t v) {
+  switch (v) {
+  case kMemoryFormatContiguous: return "torch.contiguous_format";
+  case kMemoryFormatChannelsLast: return "torch.channels_last";
+  case kMemoryFormatChannelsLast3d: return "torch.channels_last_3d";
+  case kMemoryFormatPreserve: return "torch.preserve_format";
+  default: return "torch.unknown_format";
+  }
+}
+
+std::string symArgText(const SymArg &s, ArgKind kind) {
+  if (s.isName) return s.name;
+  if (kind == ArgKind::SymBool || kind == ArgKind::SymBools) return s.intValue ? "True" : "False";
+  if (kind == ArgKind::SymFloat || kind == ArgKind::SymFloats) return pyFloat(s.floatValue);
+  return std::to_string(s.intValue);
+}
+
+template <typename T, typename F> std::string listText(const std::vector<T> &items, F f) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += f(items[i]);
+  }
+  return out + "]";
+}
+
+std::string argumentText(const Argument &a) {
+  switch (a.kind) {
+  case ArgKind::None: return "None";
+  case ArgKind::Tensor: return a.name;
+  case ArgKind::OptionalTensor: return a.name.empty() ? "None" : a.name;
+  case ArgKind::Tensors: return listText(a.names, [](const std::string &n) { return n; });
+  case ArgKind::OptionalTensors:
+    return listText(a.names, [](const std::string &n) { return n.empty() ? std::string("None") : n; });
+  case ArgKind::Int: return std::to_string(a.intValue);
+  case ArgKind::Ints: return listText(a.ints, [](int64_t v) { return std::to_string(v); });
+  case ArgKind::Float: return pyFloat(a.floatValue);
+  case ArgKind::Floats: return listText(a.floats, pyFloat);
+  case ArgKind::String: return pyString(a.name);
+  case ArgKind::Strings: return listText(a.names, pyString);
+  case ArgKind::Bool: return a.intValue ? "True" : "False";
+  case ArgKind::Bools: return listText(a.ints, [](int64_t v) { return std::string(v ? "True" : "False"); });
+  case ArgKind::SymInt: case ArgKind::SymBool: case ArgKind::SymFloat:
+    return a.syms.empty() ? "?" : symArgText(a.syms[0], a.kind);
+  case ArgKind::SymInts: case ArgKind::SymBools: case ArgKind::SymFloats:
+    return listText(a.syms, [&](const SymArg &s) { return symArgText(s, a.kind); });
+  case ArgKind::ScalarType: return torchName(ScalarType(a.intValue));
+  case ArgKind::MemoryFormat: return memoryFormatName(a.intValue);
+  case ArgKind::Layout: return a.intValue == kLayoutStrided ? "torch.strided" : "torch.layout(" + std::to_string(a.intValue) + ")";
+  case ArgKind::Device:
+    return "device(type=" + pyString(a.name) + (a.deviceIndex ? ", index=" + std::to_string(*a.deviceIndex) : "") + ")";
+  case ArgKind::Graph: return a.graphName;
+  case ArgKind::CustomObj: return a.name;
+  case ArgKind::Operator: return a.name;
+  case ArgKind::Complex: return "(" + pyFloat(a.floatValue) + "+" + pyFloat(a.imagValue) + "j)";
+  case ArgKind::IntLists:
+    return listText(a.intLists, [](const std::vector<int64_t> &l) {
+      return listText(l, [](int64_t v) { return std::to_string(v); });
+    });
+  case ArgKind::NestedTensors:
+    return listText(a.nestedTensors, [](const std::vector<std::string> &l) {
+      return listText(l, [](const std::string &n) { return n; });
+    });
+  case ArgKind::StringToArgument: {
+    std::string out = "{";
+    for (size_t i = 0; i < a.mapping.size(); ++i) {
+      if (i) out += ", ";
+      out += pyString(a.mapping[i].first) + ": " + argumentText(a.mapping[i].second);
+    }
+    return out + "}";
+  }
+  }
+  return "?";
+}
+
+/// torch prints edge ops by their Python module path with dots turned into '_'.
+std::string targetText(const std::string &target) {
+  OpTarget t = parseTarget(target);
+  switch (t.dialect) {
+  case TargetDialect::Edge:
+    return "executorch_exir_dialects_edge__ops_" + t.ns + "_" + t.name + "_" + t.overload;
+  case TargetDialect::Backend:
+    return "executorch_exir_dialects_backend__ops_" + t.ns + "_" + t.name + "_" + t.overload;
+  case TargetDialect::MemoryAlloc: return "executorch_exir_memory_alloc";
+  case TargetDialect::MemoryView: return "executorch_exir_memory_view";
+  case TargetDialect::MemoryFree: return "executorch_exir_memory_free";
+  default: return target;
+  }
+}
+
+/// "File: <path>:<line> in <func>, code: <code>" from the last frame of a Python traceback.
+std::string stackTraceComment(const std::string &trace) {
+  auto pos = trace.rfind("File \"");
+  if (pos == std::string::npos) return "";
+  auto fileEnd = trace.find('"', pos + 6);
+  if (fileEnd == std::string::npos) return "";
+  std::string file = trace.substr(pos + 6, fileEnd - pos - 6);
+  std::string line, func, code;
+  auto linePos = trace.find("line ", fileEnd);
+  if (linePos != std::string::npos) {
+    auto comma = trace.find(',', linePos);
+    line = trace.substr(linePos + 5, comma - linePos - 5);
+    auto inPos = trace.find("in ", comma);
+    auto nl = trace.find('\n', inPos);
+    func = trace.substr(inPos + 3, nl == std::string::npos ? std::string::npos : nl - inPos - 3);
+    if (nl != std::string::npos) {
+      code = trace.substr(nl + 1);
+      auto first = code.find_first_not_of(' ');
+      code = first == std::string::npos ? "" : code.substr(first);
+      auto end = code.find('\n');
+      if (end != std::string::npos) code = code.substr(0, end);
+    }
+  }
+  return "File: " + file + ":" + line + " in " + func + ", code: " + code;
+}
+
+int inputKindNumber(InputKind k) {
+  switch (k) {
+  case InputKind::UserInput: return 1;
+  case InputKind::Parameter: return 2;
+  case InputKind::Buffer: return 3;
+  case InputKind::TensorConstant: return 4;
+  case InputKind::CustomObj: return 5;
+  case InputKind::Token: return 6;
+  case InputKind::ConstantInput: return 7;
+  }
+  return 0;
+}
+const char *inputKindUpper(InputKind k) {
+  switch (k) {
+  case InputKind::UserInput: return "USER_INPUT";
+  case InputKind::Parameter: return "PARAMETER";
+  case InputKind::Buffer: return "BUFFER";
+  case InputKind::TensorConstant: return "CONSTANT_TENSOR";
+  case InputKind::CustomObj: return "CUSTOM_OBJ";
+  case InputKind::Token: return "TOKEN";
+  case InputKind::ConstantInput: return "CONSTANT_INPUT";
+  }
+  return "?";
+}
+int outputKindNumber(OutputKind k) {
+  switch (k) {
+  case OutputKind::UserOutput: return 1;
+  case OutputKind::LossOutput: return 2;
+  case OutputKind::BufferMutation: return 3;
+  case OutputKind::GradientToParameter: return 4;
+  case OutputKind::GradientToUserInput: return 5;
+  case OutputKind::UserInputMutation: return 6;
+  case OutputKind::Token: return 7;
+  case OutputKind::ParameterMutation: return 8;
+  }
+  return 0;
+}
+const char *outputKindUpper(OutputKind k) {
+  switch (k) {
+  case OutputKind::UserOutput: return "USER_OUTPUT";
+  case OutputKind::LossOutput: return "LOSS_OUTPUT";
+  case OutputKind::BufferMutation: return "BUFFER_MUTATION";
+  case OutputKind::GradientToParameter: return "GRADIENT_TO_PARAMETER";
+  case OutputKind::GradientToUserInput: return "GRADIENT_TO_USER_INPUT";
+  case OutputKind::UserInputMutation: return "USER_INPUT_MUTATION";
+  case OutputKind::Token: return "TOKEN";
+  case OutputKind::ParameterMutation: return "PARAMETER_MUTATION";
+  }
+  return "?";
+}
+
+std::string specArgText(const Argument &a) {
+  switch (a.kind) {
+  case ArgKind::Tensor: return "TensorArgument(name=" + pyString(a.name) + ")";
+  case ArgKind::SymInt: return "SymIntArgument(name=" + pyString(a.syms.empty() ? "" : a.syms[0].name) + ")";
+  case ArgKind::CustomObj: return "CustomObjArgument(name=" + pyString(a.name) + ", class_fqn=" + pyString(a.classFqn) + ")";
+  default: return "ConstantArgument(name='', value=" + argumentText(a) + ")";
+  }
+}
+
+void printSignature(std::ostream &os, const GraphSignature &sig) {
+  os << "Graph signature: ExportGraphSignature(input_specs=[";
+  for (size_t i = 0; i < sig.inputSpecs.size(); ++i) {
+    const auto &s = sig.inputSpecs[i];
+    if (i) os << ", ";
+    os << "InputSpec(kind=<InputKind." << inputKindUpper(s.kind) << ": " << inputKindNumber(s.kind)
+       << ">, arg=" << specArgText(s.arg) << ", target="
+       << (s.target.empty() ? "None" : pyString(s.target)) << ", persistent="
+       << (s.kind == InputKind::Buffer ? (s.persistent ? "True" : "False") : "None") << ")";
+  }
+  os << "], output_specs=[";
+  for (size_t i = 0; i < sig.outputSpecs.size(); ++i) {
+    const auto &s = sig.outputSpecs[i];
+    if (i) os << ", ";
+    os << "OutputSpec(kind=<OutputKind." << outputKindUpper(s.kind) << ": " << outputKindNumber(s.kind)
+       << ">, arg=" << specArgText(s.arg) << ", target=" << (s.target.empty() ? "None" : pyString(s.target))
+       << ")";
+  }
+  os << "])\n";
+}
+
+void printGraphBody(std::ostream &os, const Graph &graph, const std::string &indent,
+                    const MemoryPlan *plan, const PrintOptions &opts) {
+  // Last use of every value, for FX's "x = y = None" notes.
+  std::unordered_map<std::string, size_t> lastUse;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    for (const auto &in : graph.nodes[i].inputs) {
+      std::vector<std::string> names;
+      in.arg.collectTensorNames(names);
+      for (const auto &n : names) lastUse[n] = i;
+    }
+  std::unordered_set<std::string> outputNames;
+  for (const auto &o : graph.outputs) {
+    std::vector<std::string> names;
+    o.collectTensorNames(names);
+    outputNames.insert(names.begin(), names.end());
+  }
+
+  std::string currentTrace = "\x01"; // no group printed yet
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node &node = graph.nodes[i];
+    if (opts.stackTraces) {
+      const std::string *trace = node.metadata.find("stack_trace");
+      std::string comment = trace ? stackTraceComment(*trace) : "";
+      if (comment != currentTrace) {
+        if (currentTrace != "\x01") os << "\n";
+        if (comment.empty()) os << indent << "# No stacktrace found for following nodes\n";
+        else os << indent << " # " << comment << "\n";
+        currentTrace = comment;
+      }
+    }
+    // Left-hand side: every defined value with its annotation.
+    std::vector<std::string> lhs;
+    for (const auto &out : node.outputs) {
+      std::vector<std::string> names;
+      out.collectTensorNames(names);
+      if (out.kind == ArgKind::SymInt || out.kind == ArgKind::SymBool || out.kind == ArgKind::SymFloat)
+        for (const auto &s : out.syms) names.push_back(s.name);
+      for (const auto &n : names) {
+        std::string item = n;
+        if (const TensorMeta *meta = graph.tensorValues.find(n)) item += ": \"" + tensorAnnotation(*meta) + "\"";
+        else if (const SymInt *sym = graph.symIntValues.find(n)) item += ": \"Sym(" + symIntText(*sym) + ")\"";
+        lhs.push_back(item);
+      }
+    }
+    os << indent;
+    for (size_t k = 0; k < lhs.size(); ++k) os << (k ? ", " : "") << lhs[k];
+    if (lhs.empty()) os << "_";
+    os << " = " << targetText(node.target) << "(";
+    bool first = true;
+    for (const auto &in : node.inputs) {
+      if (!first) os << ", ";
+      first = false;
+      bool keyword = in.kind ? *in.kind == ArgumentPassing::Keyword : false;
+      if (keyword) os << in.name << " = ";
+      os << argumentText(in.arg);
+    }
+    os << ")";
+    // FX deletes values at their last use.
+    std::vector<std::string> dead;
+    for (const auto &in : node.inputs) {
+      std::vector<std::string> names;
+      in.arg.collectTensorNames(names);
+      for (const auto &n : names)
+        if (lastUse[n] == i && !outputNames.count(n) &&
+            std::find(dead.begin(), dead.end(), n) == dead.end())
+          dead.push_back(n);
+    }
+    if (!dead.empty()) {
+      os << ";  ";
+      for (const auto &n : dead) os << n << " = ";
+      os << "None";
+    }
+    if (plan) {
+      std::vector<std::string> names;
+      for (const auto &out : node.outputs) out.collectTensorNames(names);
+      std::string notes;
+      for (const auto &n : names)
+        if (const Allocation *a = plan->allocations.find(n))
+          notes += (notes.empty() ? "" : " ") + n + "@mem=" + std::to_string(a->memId) + "+" + std::to_string(a->offset);
+      if (!notes.empty()) os << "  # " << notes;
+    }
+    os << "\n";
+  }
+  os << indent << "return (";
+  for (size_t k = 0; k < graph.outputs.size(); ++k) {
+    if (k) os << ", ";
+    os << argumentText(graph.outputs[k]);
+  }
+  os << (graph.outputs.size() == 1 ? ",)" : ")") << "\n";
+}
+
+} // namespace
+
+static void printMethod(std::ostream &os, const ExportedProgram &ep, const MemoryPlan *plan,
+                        const PrintOptions &opts) {
+  os << "ExportedProgram:\n";
+  os << "    class GraphModule(torch.nn.Module):\n";
+  os << "        def forward(self";
+  for (const auto &in : ep.graph.inputs) {
+    std::vector<std::string> names;
+    in.collectTensorNames(names);
+    if (in.kind == ArgKind::SymInt && !in.syms.empty()) names.push_back(in.syms[0].name);
+    for (const auto &n : names) {
+      os << ", " << n;
+      if (const TensorMeta *meta = ep.graph.tensorValues.find(n)) os << ": \"" << tensorAnnotation(*meta) << "\"";
+      if (plan)
+        if (const Allocation *a = plan->allocations.find(n))
+          os << " /* mem=" << a->memId << "+" << a->offset << " */";
+    }
+  }
+  os << "):\n";
+  printGraphBody(os, ep.graph, "            ", plan, opts);
+  os << "\n";
+  printSignature(os, ep.signature);
+  os << "Range constraints: {";
+  bool first = true;
+  for (const auto &[sym, range] : ep.rangeConstraints) {
+    if (!first) os << ", ";
+    first = false;
+    os << exprText(sym) << ": VR[" << (range.minVal ? std::to_string(*range.minVal) : "-int_oo") << ", "
+       << (range.maxVal ? std::to_string(*range.maxVal) : "int_oo") << "]";
+  }
+  os << "}\n";
+}
+
+void printExportedProgram(std::ostream &os, const ExportedProgram &ep, const PrintOptions &opts) {
+  printMethod(os, ep, nullptr, opts);
+}
+
+void printProgram(std::ostream &os, const Program &program, const PrintOptions &opts) {
+  os << "Program (stage: " << stageName(program.stage) << ", methods: " << program.methods.size() << ")\n";
+  for (const auto &[name, method] : program.methods) {
+    os << "\nMethod " << name << ":\n";
+    printMethod(os, method.program, method.plan ? &*method.plan : nullptr, opts);
+    if (method.plan) {
+      const MemoryPlan &plan = *method.plan;
+      os << "Memory plan: algorithm=" << plan.algorithm << " alignment=" << plan.alignment;
+      for (size_t k = 1; k < plan.bufferSizes.size(); ++k) {
+        os << " arena" << k << "=" << plan.bufferSizes[k];
+        if (k < plan.lowerBounds.size()) os << " (lower bound " << plan.lowerBounds[k] << ")";
+      }
+      os << "\n";
+    }
+  }
+  if (!program.constants.empty()) {
+    os << "\nConstants:\n";
+    for (const auto &[fqn, c] : program.constants) {
+      TensorMeta meta;
+      meta.dtype = c.dtype;
+      for (auto s : c.sizes) meta.sizes.push_back(SymInt::of(s));
+      os << "  " << fqn << ": " << tensorAnnotation(meta) << " " << c.data.length << " bytes";
+      if (c.data.inlineBytes) os << " inline";
+      else os << " @ " << c.data.file << "+" << c.data.offset;
+      os << "\n";
+    }
+  }
+  if (!program.delegates.empty()) {
+    os << "\nDelegates:\n";
+    for (const auto &[name, d] : program.delegates) {
+      os << "  " << name << ": backend=" << d.backendId << " blob=" << d.processed.length << " bytes";
+      if (!d.processed.sha256.empty()) os << " sha256=" << d.processed.sha256;
+      os << " compile_specs=[";
+      for (size_t i = 0; i < d.compileSpecs.size(); ++i)
+        os << (i ? ", " : "") << d.compileSpecs[i].key << "=" << base64Encode(d.compileSpecs[i].value);
+      os << "]\n";
+      if (d.original) {
+        os << "  original module of " << name << ":\n";
+        printMethod(os, *d.original, nullptr, opts);
+      }
+    }
+  }
+}
+
+void printDot(std::ostream &os, const Program &program) {
+  auto quote = [](const std::string &s) {
+    std::string out = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "\"";
+  };
+  os << "digraph program {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (const auto &[method, m] : program.methods) {
+    const Graph &g = m.program.graph;
+    os << "  subgraph " << quote("cluster_" + method) << " {\n    label=" << quote(method) << ";\n";
+    std::unordered_map<std::string, std::string> producer;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      std::vector<std::string> names;
+      g.inputs[i].collectTensorNames(names);
+      for (const auto &n : names) {
+        std::string id = method + "/in/" + n;
+        std::string label = n;
+        if (const TensorMeta *meta = g.tensorValues.find(n)) label += "\\n" + tensorAnnotation(*meta);
+        os << "    " << quote(id) << " [shape=ellipse, label=" << quote(label) << "];\n";
+        producer[n] = id;
+      }
+    }
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node &node = g.nodes[i];
+      std::string id = method + "/node/" + std::to_string(i);
+      OpTarget t = parseTarget(node.target);
+      std::string op = t.dialect == TargetDialect::Other ? node.target : t.qualifiedName();
+      std::string label = node.displayName() + " = " + op;
+      std::vector<std::string> outs;
+      for (const auto &o : node.outputs) o.collectTensorNames(outs);
+      for (const auto &n : outs) {
+        if (const TensorMeta *meta = g.tensorValues.find(n)) label += "\\n" + tensorAnnotation(*meta);
+        producer[n] = id;
+      }
+      os << "    " << quote(id) << " [label=" << quote(label) << "];\n";
+      for (const auto &in : node.inputs) {
+        std::vector<std::string> names;
+        in.arg.collectTensorNames(names);
+        for (const auto &n : names)
+          if (producer.count(n)) os << "    " << quote(producer[n]) << " -> " << quote(id) << ";\n";
+      }
+    }
+    std::string outId = method + "/output";
+    os << "    " << quote(outId) << " [shape=ellipse, label=\"output\"];\n";
+    for (const auto &o : g.outputs) {
+      std::vector<std::string> names;
+      o.collectTensorNames(names);
+      for (const auto &n : names)
+        if (producer.count(n)) os << "    " << quote(producer[n]) << " -> " << quote(outId) << ";\n";
+    }
+    os << "  }\n";
+  }
+  os << "}\n";
+}
+
+} // namespace exir

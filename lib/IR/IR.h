@@ -1,0 +1,434 @@
+//===- IR/IR.h - The graph IR shared by every stage ------------*- C++ -*-===//
+//
+// One in-memory form for every stage (aten -> edge -> delegated -> planned).
+// It mirrors torch.export's ExportedProgram schema (schema 8.x) closely, so the
+// JSON reader/writer is a mechanical mapping, and adds the program-level pieces
+// of our stage artifact: several methods, one constant table, delegates and
+// memory plans. See schema/README.md for the artifact format.
+//
+// Numbering conventions inside the IR (converted at the JSON boundary):
+//  - ScalarType uses c10 / .pte numbering (float32 = 6), not the serializer's.
+//  - Layout and MemoryFormat keep torch.export's serializer numbering.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/OrderedMap.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace exir {
+
+//===----------------------------------------------------------------------===//
+// Scalar types
+//===----------------------------------------------------------------------===//
+
+/// c10::ScalarType numbering, identical to the .pte flatbuffer's ScalarType.
+enum class ScalarType : int8_t {
+  Undefined = -1,
+  Byte = 0, Char = 1, Short = 2, Int = 3, Long = 4, Half = 5, Float = 6, Double = 7,
+  ComplexHalf = 8, ComplexFloat = 9, ComplexDouble = 10, Bool = 11,
+  QInt8 = 12, QUInt8 = 13, QInt32 = 14, BFloat16 = 15, QUInt4x2 = 16, QUInt2x4 = 17,
+  Bits1x8 = 18, Bits2x4 = 19, Bits4x2 = 20, Bits8 = 21, Bits16 = 22,
+  Float8_e5m2 = 23, Float8_e4m3fn = 24, Float8_e5m2fnuz = 25, Float8_e4m3fnuz = 26,
+  UInt16 = 27, UInt32 = 28, UInt64 = 29,
+};
+
+/// Bytes per element (0 for Undefined).
+size_t elementSize(ScalarType t);
+/// Short form used in printed graphs: "f32", "i64", "b8", ...
+const char *shortName(ScalarType t);
+/// torch spelling: "torch.float32".
+std::string torchName(ScalarType t);
+/// edge.yaml spelling: "Float", "Long", "Bool", ... (empty if edge.yaml has none).
+const char *edgeYamlName(ScalarType t);
+/// Parses an edge.yaml dtype name; Undefined if unknown.
+ScalarType scalarTypeFromEdgeYamlName(const std::string &name);
+bool isFloatingType(ScalarType t);
+bool isIntegralType(ScalarType t, bool includeBool);
+
+/// torch.export serializer numbering <-> c10. Unknown values give nullopt.
+std::optional<ScalarType> scalarTypeFromSerialized(int64_t v);
+int64_t scalarTypeToSerialized(ScalarType t);
+
+//===----------------------------------------------------------------------===//
+// Symbolic values and tensor metadata
+//===----------------------------------------------------------------------===//
+
+/// torch.export SymInt union: a concrete int (as_int) or a sympy expression (as_expr).
+struct SymInt {
+  bool isExpr = false;
+  int64_t value = 0;         // as_int
+  std::string expr;          // as_expr.expr_str
+  std::optional<int64_t> hint; // as_expr.hint (as_int hint only)
+  static SymInt of(int64_t v) { SymInt s; s.value = v; return s; }
+  static SymInt symbol(std::string e) { SymInt s; s.isExpr = true; s.expr = std::move(e); return s; }
+  bool operator==(const SymInt &o) const {
+    return isExpr == o.isExpr && value == o.value && expr == o.expr && hint == o.hint;
+  }
+};
+
+/// SymBool / SymFloat unions (as_expr or a concrete value).
+struct SymBool {
+  bool isExpr = false;
+  bool value = false;
+  std::string expr;
+  std::optional<bool> hint;
+  bool operator==(const SymBool &o) const = default;
+};
+struct SymFloat {
+  bool isExpr = false;
+  double value = 0;
+  std::string expr;
+  std::optional<double> hint;
+  bool operator==(const SymFloat &o) const = default;
+};
+
+struct Device {
+  std::string type = "cpu";
+  std::optional<int64_t> index;
+  bool operator==(const Device &o) const = default;
+};
+
+/// torch.export Layout enum (serializer numbering): 7 = strided.
+enum : int64_t { kLayoutStrided = 7 };
+/// torch.export MemoryFormat enum (serializer numbering).
+enum : int64_t { kMemoryFormatContiguous = 1, kMemoryFormatChannelsLast = 2,
+                 kMemoryFormatChannelsLast3d = 3, kMemoryFormatPreserve = 4 };
+
+struct TensorMeta {
+  ScalarType dtype = ScalarType::Float;
+  std::vector<SymInt> sizes;
+  std::vector<SymInt> strides;
+  SymInt storageOffset;
+  bool requiresGrad = false;
+  Device device;
+  int64_t layout = kLayoutStrided;
+  bool operator==(const TensorMeta &o) const = default;
+
+  bool isStatic() const;
+  /// Product of the sizes; nullopt if any size is symbolic.
+  std::optional<int64_t> numel() const;
+  /// Contiguous strides for `sizes` (symbolic sizes make symbolic strides impossible:
+  /// such dims get stride SymInt::symbol("?")).
+  static std::vector<SymInt> contiguousStrides(const std::vector<SymInt> &sizes);
+};
+
+//===----------------------------------------------------------------------===//
+// Arguments (torch.export Argument union)
+//===----------------------------------------------------------------------===//
+
+struct Graph;
+struct Argument;
+
+enum class ArgKind : uint8_t {
+  None, Tensor, Tensors, Int, Ints, Float, Floats, String, Strings, Bool, Bools,
+  SymInt, SymInts, SymBool, SymBools, SymFloat, SymFloats,
+  ScalarType, MemoryFormat, Layout, Device, Graph, OptionalTensors, OptionalTensor,
+  CustomObj, Operator, Complex, IntLists, StringToArgument, NestedTensors,
+};
+
+/// The JSON tag of an ArgKind ("as_tensor", ...).
+const char *argKindTag(ArgKind k);
+
+/// One element of as_sym_ints / as_sym_bools / as_sym_floats, or a single
+/// SymIntArgument: a reference to a symbolic value by name, or a literal.
+struct SymArg {
+  bool isName = false;
+  std::string name;
+  int64_t intValue = 0;   // SymInt literal / SymBool literal (0/1)
+  double floatValue = 0;  // SymFloat literal
+  bool operator==(const SymArg &o) const = default;
+};
+
+struct Argument {
+  ArgKind kind = ArgKind::None;
+  // Scalars: Int, Bool (0/1), ScalarType (c10 numbering), MemoryFormat, Layout.
+  int64_t intValue = 0;
+  // Float; Complex uses floatValue (real) and imagValue.
+  double floatValue = 0, imagValue = 0;
+  // Tensor / OptionalTensor (empty = None) name, String, Operator, CustomObj name,
+  // Device type.
+  std::string name;
+  // CustomObj class_fqn.
+  std::string classFqn;
+  std::optional<int64_t> deviceIndex;
+  std::vector<int64_t> ints;                 // Ints, Bools (0/1)
+  std::vector<double> floats;                // Floats
+  std::vector<std::string> names;            // Tensors, Strings, OptionalTensors ("" = None)
+  std::vector<SymArg> syms;                  // SymInt/SymBool/SymFloat (1 element) and lists
+  std::vector<std::vector<int64_t>> intLists;            // IntLists
+  std::vector<std::vector<std::string>> nestedTensors;   // NestedTensors
+  std::vector<std::pair<std::string, Argument>> mapping; // StringToArgument
+  std::shared_ptr<Graph> graph;              // Graph (GraphArgument.graph)
+  std::string graphName;                     // Graph (GraphArgument.name)
+
+  // Constructors for the common cases.
+  static Argument none() { return {}; }
+  static Argument tensor(std::string n) { Argument a; a.kind = ArgKind::Tensor; a.name = std::move(n); return a; }
+  static Argument tensors(std::vector<std::string> ns) { Argument a; a.kind = ArgKind::Tensors; a.names = std::move(ns); return a; }
+  static Argument integer(int64_t v) { Argument a; a.kind = ArgKind::Int; a.intValue = v; return a; }
+  static Argument ints_(std::vector<int64_t> v) { Argument a; a.kind = ArgKind::Ints; a.ints = std::move(v); return a; }
+  static Argument real(double v) { Argument a; a.kind = ArgKind::Float; a.floatValue = v; return a; }
+  static Argument boolean(bool v) { Argument a; a.kind = ArgKind::Bool; a.intValue = v; return a; }
+  static Argument string(std::string v) { Argument a; a.kind = ArgKind::String; a.name = std::move(v); return a; }
+  static Argument scalarType(ScalarType t) { Argument a; a.kind = ArgKind::ScalarType; a.intValue = int64_t(t); return a; }
+
+  bool isTensor() const { return kind == ArgKind::Tensor; }
+  bool isNone() const { return kind == ArgKind::None; }
+  /// Every tensor value name this argument refers to (recursing into lists, not subgraphs).
+  void collectTensorNames(std::vector<std::string> &out) const;
+  bool operator==(const Argument &o) const;
+};
+
+enum class ArgumentPassing : uint8_t { Unknown = 0, Positional = 1, Keyword = 2 };
+
+struct NamedArgument {
+  std::string name;
+  Argument arg;
+  std::optional<ArgumentPassing> kind; // absent in old files
+  bool operator==(const NamedArgument &o) const = default;
+};
+
+//===----------------------------------------------------------------------===//
+// Nodes and graphs
+//===----------------------------------------------------------------------===//
+
+struct Node {
+  std::string target; // "torch.ops.aten.add.Tensor", edge / memory spellings, "_operator.add", ...
+  std::vector<NamedArgument> inputs;
+  std::vector<Argument> outputs;
+  OrderedMap<std::string> metadata; // stack_trace, nn_module_stack, source_fn_stack, torch_fn, custom, debug_handle, ...
+  std::optional<bool> isHopSingleTensorReturn;
+  std::optional<std::string> name;
+
+  const NamedArgument *input(const std::string &argName) const;
+  NamedArgument *input(const std::string &argName);
+  /// Name of the value this node defines for display: first output tensor / sym name.
+  std::string displayName() const;
+  bool operator==(const Node &o) const;
+};
+
+struct CustomObjValue {
+  std::string name;
+  std::string classFqn;
+  bool operator==(const CustomObjValue &o) const = default;
+};
+
+struct Graph {
+  std::vector<Argument> inputs;
+  std::vector<Argument> outputs;
+  std::vector<Node> nodes;
+  OrderedMap<TensorMeta> tensorValues;
+  OrderedMap<SymInt> symIntValues;
+  OrderedMap<SymBool> symBoolValues;
+  OrderedMap<SymFloat> symFloatValues;
+  OrderedMap<CustomObjValue> customObjValues;
+  bool isSingleTensorReturn = false;
+  bool operator==(const Graph &o) const;
+
+  /// Returns a value name not yet used in this graph, based on `base`
+  /// (base, base_1, base_2, ... as torch.fx names them).
+  std::string freshName(const std::string &base) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+enum class InputKind : uint8_t {
+  UserInput, Parameter, Buffer, TensorConstant, CustomObj, Token, ConstantInput,
+};
+enum class OutputKind : uint8_t {
+  UserOutput, LossOutput, BufferMutation, ParameterMutation, GradientToParameter,
+  GradientToUserInput, UserInputMutation, Token,
+};
+const char *inputKindTag(InputKind k);   // "user_input", "parameter", ...
+const char *outputKindTag(OutputKind k); // "user_output", "buffer_mutation", ...
+
+/// ConstantValue union of constant_input specs.
+struct ConstantValue {
+  enum class Kind : uint8_t { None, Int, Float, String, Bool } kind = Kind::None;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string stringValue;
+  bool operator==(const ConstantValue &o) const = default;
+};
+
+struct InputSpec {
+  InputKind kind = InputKind::UserInput;
+  Argument arg;        // TensorArgument specs are stored as ArgKind::Tensor
+  std::string target;  // parameter_name / buffer_name / tensor_constant_name / custom_obj_name / constant_input name
+  bool persistent = false; // buffer only
+  ConstantValue constant;  // constant_input only
+  bool operator==(const InputSpec &o) const = default;
+};
+
+struct OutputSpec {
+  OutputKind kind = OutputKind::UserOutput;
+  Argument arg;
+  std::string target; // buffer_name / parameter_name / user_input_name
+  bool operator==(const OutputSpec &o) const = default;
+};
+
+struct GraphSignature {
+  std::vector<InputSpec> inputSpecs;
+  std::vector<OutputSpec> outputSpecs;
+  bool operator==(const GraphSignature &o) const = default;
+};
+
+struct ModuleCallSignature {
+  std::vector<Argument> inputs, outputs;
+  std::string inSpec, outSpec;
+  std::optional<std::vector<std::string>> forwardArgNames;
+  bool operator==(const ModuleCallSignature &o) const = default;
+};
+struct ModuleCallEntry {
+  std::string fqn;
+  std::optional<ModuleCallSignature> signature;
+  bool operator==(const ModuleCallEntry &o) const = default;
+};
+
+struct RangeConstraint {
+  std::optional<int64_t> minVal, maxVal; // nullopt = unbounded
+  bool operator==(const RangeConstraint &o) const = default;
+};
+
+struct SchemaVersion {
+  int64_t major = 8, minor = 20;
+  bool operator==(const SchemaVersion &o) const = default;
+};
+
+/// One torch.export ExportedProgram (one method of our program).
+struct ExportedProgram {
+  Graph graph;
+  GraphSignature signature;
+  std::vector<ModuleCallEntry> moduleCallGraph;
+  OrderedMap<std::string> metadata;                    // GraphModule.metadata
+  OrderedMap<std::vector<std::string>> treespecNamedtupleFields;
+  OrderedMap<int64_t> opsetVersion;
+  OrderedMap<RangeConstraint> rangeConstraints;
+  SchemaVersion schemaVersion;
+  std::vector<std::string> verifiers;
+  std::string torchVersion;
+  std::vector<std::string> guardsCode;
+  bool operator==(const ExportedProgram &o) const = default;
+};
+
+//===----------------------------------------------------------------------===//
+// Program-level artifact pieces
+//===----------------------------------------------------------------------===//
+
+enum class Stage : uint8_t { Aten, Edge, Delegated, Planned };
+const char *stageName(Stage s); // "aten", "edge", "delegated", "planned"
+std::optional<Stage> stageFromName(const std::string &name);
+
+/// Where the bytes of a constant or blob live. Weights never travel inside the
+/// JSON: a reference names a file (relative paths are relative to the JSON
+/// document's directory), an offset and a length. Small stage-made constants
+/// may be inline (base64 in JSON).
+struct DataRef {
+  std::string file;            // empty when inline
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::optional<std::string> inlineBytes; // raw bytes when inline
+  std::string sha256;          // optional cached digest (hex); empty if unknown
+  bool operator==(const DataRef &o) const = default;
+};
+
+struct ConstantTensor {
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  int64_t storageOffset = 0; // elements
+  DataRef data;
+  bool operator==(const ConstantTensor &o) const = default;
+};
+
+struct CompileSpec {
+  std::string key;
+  std::string value; // raw bytes
+  bool operator==(const CompileSpec &o) const = default;
+};
+
+/// A lowered module: what LoweredBackendModule holds upstream.
+struct Delegate {
+  std::string backendId;
+  std::vector<CompileSpec> compileSpecs;
+  DataRef processed;                          // the backend blob
+  std::shared_ptr<ExportedProgram> original;  // the original subgraph (edge dialect)
+  bool operator==(const Delegate &o) const;
+};
+
+/// Memory placement of one planned tensor value.
+struct Allocation {
+  uint32_t memId = 1; // >= 1, as the .pte wants
+  uint64_t offset = 0;
+  bool operator==(const Allocation &o) const = default;
+};
+
+/// Result of memory planning for one method.
+struct MemoryPlan {
+  std::string algorithm;                 // "greedy", "naive", ...
+  uint64_t alignment = 16;
+  std::vector<uint64_t> bufferSizes;     // index 0 reserved (= 0); [k] = arena mem_id k
+  std::vector<uint64_t> lowerBounds;     // same indexing: max live bytes (aligned)
+  OrderedMap<Allocation> allocations;    // tensor value name -> placement
+  bool operator==(const MemoryPlan &o) const = default;
+};
+
+struct Method {
+  ExportedProgram program;
+  std::optional<MemoryPlan> plan; // planned stage only
+  bool operator==(const Method &o) const = default;
+};
+
+/// The stage artifact: several methods, one constant table, delegates.
+struct Program {
+  Stage stage = Stage::Aten;
+  OrderedMap<Method> methods;
+  OrderedMap<ConstantTensor> constants; // key = FQN as in the signature targets
+  OrderedMap<Delegate> delegates;       // key = lowered module name (lowered_module_0, ...)
+  /// Directory that relative DataRef files are resolved against (not serialized).
+  std::string baseDirectory = ".";
+  bool operator==(const Program &o) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Target spellings
+//===----------------------------------------------------------------------===//
+
+enum class TargetDialect : uint8_t {
+  Aten,         // torch.ops.<ns>.<op>.<overload>
+  Edge,         // executorch.exir.dialects.edge.ops.<ns>.<op>.<overload>
+  Backend,      // executorch.exir.dialects.backend.ops.<ns>.<op>.<overload>
+  HigherOrder,  // torch.ops.higher_order.<name>
+  MemoryAlloc,  // memory.alloc / executorch.exir.memory.alloc
+  MemoryView,   // executorch.exir.memory.view
+  MemoryFree,   // executorch.exir.memory.free
+  SymOp,        // _operator.add, math.trunc, torch.sym_max, ...
+  Other,
+};
+
+/// A node target split into its parts.
+struct OpTarget {
+  TargetDialect dialect = TargetDialect::Other;
+  std::string ns, name, overload; // overload "default" when spelled so
+  /// "aten::add.Tensor" (overload omitted when "default"), the key of the operator table.
+  std::string qualifiedName() const;
+};
+
+OpTarget parseTarget(const std::string &target);
+std::string atenTarget(const std::string &ns, const std::string &name, const std::string &overload);
+std::string edgeTarget(const std::string &ns, const std::string &name, const std::string &overload);
+inline const char *kAllocTarget = "executorch.exir.memory.alloc";
+inline const char *kViewTarget = "executorch.exir.memory.view";
+inline const char *kDelegateTarget = "torch.ops.higher_order.executorch_call_delegate";
+
+} // namespace exir

@@ -1,0 +1,77 @@
+//===- IR/Pass.h - Passes and the pass manager -----------------*- C++ -*-===//
+//
+// One Pass interface for every stage. A pass transforms the whole Program (so
+// whole-program passes such as multi-method planning need no special casing).
+// The PassManager owns instrumentation: verification after each pass
+// (--verify-each, on by default), printing after a pass (--print-after), and
+// timing. Passes themselves never print.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/IR.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace exir {
+
+class Pass {
+public:
+  virtual ~Pass() = default;
+  /// Kebab-case CLI name, e.g. "decompose-linear".
+  virtual std::string name() const = 0;
+  virtual void run(Program &program) = 0;
+};
+
+/// A registry entry: the CLI name, a one-line summary and a factory.
+struct PassInfo {
+  std::string name;
+  std::string summary;
+  std::function<std::unique_ptr<Pass>()> create;
+};
+
+/// Adapts a free function `void(Program&)` into a Pass.
+class FunctionPass : public Pass {
+public:
+  FunctionPass(std::string name, std::function<void(Program &)> fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  void run(Program &program) override { fn_(program); }
+
+private:
+  std::string name_;
+  std::function<void(Program &)> fn_;
+};
+
+struct PassManagerOptions {
+  bool verifyEach = true;
+  std::vector<std::string> printAfter; // pass names, or "all"
+  bool timePasses = false;
+  std::ostream *printStream = nullptr; // where --print-after output goes (stderr by default)
+};
+
+class PassManager {
+public:
+  /// `verify` is the stage verifier run after each pass when verifyEach is on.
+  PassManager(PassManagerOptions options, std::function<void(const Program &)> verify)
+      : options_(std::move(options)), verify_(std::move(verify)) {}
+
+  void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+  void run(Program &program);
+  /// "pass-a,pass-b" as given to --passes; round-trips through the registry.
+  std::string pipelineText() const;
+  /// Per-pass wall time in milliseconds, in run order (filled when timePasses is on).
+  const std::vector<std::pair<std::string, double>> &timings() const { return timings_; }
+
+private:
+  PassManagerOptions options_;
+  std::function<void(const Program &)> verify_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<std::pair<std::string, double>> timings_;
+};
+
+} // namespace exir

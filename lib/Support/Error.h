@@ -1,0 +1,60 @@
+//===- Support/Error.h - Diagnostics carried as exceptions -------*- C++ -*-===//
+//
+// Library code never prints or exits. It throws exir::Error, which carries a
+// location (file + JSON pointer, byte offset or node name) and one line of text.
+// Only tools print, as `tool: error: 'file': /json/pointer: message`, and exit
+// with 1 for bad input. Broken internal invariants throw exir::InternalError,
+// which tools report with exit code 3.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace exir {
+
+class Error : public std::runtime_error {
+public:
+  explicit Error(std::string message, std::string file = {}, std::string location = {})
+      : std::runtime_error(message), message_(std::move(message)), file_(std::move(file)),
+        location_(std::move(location)) {}
+
+  const std::string &message() const { return message_; }
+  const std::string &file() const { return file_; }
+  const std::string &location() const { return location_; }
+
+  /// Fills in the file when the thrower did not know it.
+  Error &withFile(const std::string &file) {
+    if (file_.empty()) file_ = file;
+    return *this;
+  }
+  /// Prefixes a location (e.g. a method name) when the thrower did not know it.
+  Error &withLocation(const std::string &location) {
+    if (location_.empty()) location_ = location;
+    return *this;
+  }
+
+  /// "'file': location: message" (parts that are empty are left out).
+  std::string render() const {
+    std::string out;
+    if (!file_.empty()) out += "'" + file_ + "': ";
+    if (!location_.empty()) out += location_ + ": ";
+    out += message_;
+    return out;
+  }
+
+private:
+  std::string message_, file_, location_;
+};
+
+/// A broken invariant of our own code (a bug), not bad input.
+class InternalError : public std::logic_error {
+public:
+  using std::logic_error::logic_error;
+};
+
+/// Exit codes shared by every tool.
+enum ExitCode : int { ExitOk = 0, ExitBadInput = 1, ExitUsage = 2, ExitInternal = 3 };
+
+} // namespace exir

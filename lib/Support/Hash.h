@@ -1,0 +1,31 @@
+//===- Support/Hash.h - SHA-256 and base64 ---------------------*- C++ -*-===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace exir {
+
+/// Incremental SHA-256 (OpenSSL's libcrypto), so large payloads can be streamed.
+class Sha256 {
+public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256 &) = delete;
+  Sha256 &operator=(const Sha256 &) = delete;
+  void update(std::string_view bytes);
+  /// Lower-case hex digest; the object must not be updated afterwards.
+  std::string hexDigest();
+
+private:
+  void *ctx_;
+};
+
+std::string sha256Hex(std::string_view bytes);
+
+std::string base64Encode(std::string_view bytes);
+/// Throws exir::Error on characters outside the base64 alphabet.
+std::string base64Decode(std::string_view text);
+
+} // namespace exir

@@ -1,0 +1,46 @@
+//===- Tool/ToolMain.h - What every exir-* tool shares ---------*- C++ -*-===//
+//
+// The common part of the tools' main(): error reporting with stable exit codes
+// (0 ok, 1 bad input, 2 usage, 3 internal error), reading a program of an
+// expected stage with a message that says which tool to run first, writing the
+// result atomically, and a progress bar on stderr for long work.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/IR.h"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace exir {
+
+/// Runs `body` and maps what it throws to a message on stderr and an exit code:
+/// exir::Error -> "tool: error: 'file': location: message", 1;
+/// CLI11 parse errors -> usage message, 2 (help/version -> 0);
+/// anything else -> "tool: internal error: ...", 3.
+int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
+            const std::function<void()> &body);
+
+/// Reads `path` and checks that it holds a program of `expected` stage; when it
+/// does not, the error says which tool to run first.
+Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted);
+
+/// A textual progress bar on stderr, shown only when stderr is a terminal and
+/// the work is long (total >= threshold).
+class ProgressBar {
+public:
+  ProgressBar(std::string label, size_t total, size_t threshold = 20000);
+  ~ProgressBar();
+  void update(size_t done);
+
+private:
+  std::string label_;
+  size_t total_;
+  bool enabled_;
+  int lastPercent_ = -1;
+};
+
+} // namespace exir

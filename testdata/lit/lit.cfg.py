@@ -1,0 +1,20 @@
+# lit configuration for the exir tools' golden tests.
+import os
+import lit.formats
+
+config.name = "exir"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.exir_bin_dir, "..", "testdata", "lit")
+config.excludes = ["Inputs", "CMakeLists.txt"]
+
+# Tools first on PATH: ours, then FileCheck / not / split-file.
+config.environment["PATH"] = os.pathsep.join(
+    [config.exir_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%models", os.path.join(config.exir_src_dir, "testdata", "models")))
+config.substitutions.append(("%inputs", os.path.join(config.exir_src_dir, "testdata", "lit", "Inputs")))
+config.substitutions.append(("%shared", os.path.normpath(os.path.join(config.exir_src_dir, "..", "shared"))))
+config.substitutions.append(("%src", config.exir_src_dir))
+config.substitutions.append(("%python", config.python))

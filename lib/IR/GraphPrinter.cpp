@@ -157,7 +157,15 @@ std::string targetText(const std::string &target) {
 
 /// "File: <path>:<line> in <func>, code: <code>" from the last frame of a Python traceback.
 std::string stackTraceComment(const std::string &trace) {
-  auto pos = trace.rfind("File \"");
+  // torch shows the innermost frame of user code: skip frames inside torch itself.
+  size_t pos = std::string::npos;
+  for (size_t p = trace.find("File \""); p != std::string::npos; p = trace.find("File \"", p + 1)) {
+    auto end = trace.find('"', p + 6);
+    std::string file = trace.substr(p + 6, end == std::string::npos ? std::string::npos : end - p - 6);
+    bool library = file.find("/site-packages/torch/") != std::string::npos ||
+                   file.find("/site-packages/executorch/") != std::string::npos;
+    if (!library || pos == std::string::npos) pos = p;
+  }
   if (pos == std::string::npos) return "";
   auto fileEnd = trace.find('"', pos + 6);
   if (fileEnd == std::string::npos) return "";

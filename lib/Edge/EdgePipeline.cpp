@@ -1,0 +1,94 @@
+//===- Edge/EdgePipeline.cpp - to_edge: the pass pipeline and its verifier ===//
+//
+// The order is upstream's to_edge: decompose to core ATen, check core-ness,
+// view ops -> _copy, scalars -> tensors, rename into the edge namespace,
+// memory-format ops -> dim-order ops, debug handles; then user passes and
+// rewrite rules; the edge verifier (structure + edge.yaml dtype rules) runs at
+// the end and, with --verify-each, after every pass from the rename on.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/OpInfo.h"
+#include "Edge/Passes.h"
+#include "IR/Verifier.h"
+#include "Support/Error.h"
+
+namespace exir::edge {
+
+const std::vector<PassInfo> &edgePassRegistry() {
+  static const std::vector<PassInfo> registry = [] {
+    std::vector<PassInfo> r;
+#define EDGE_PASS(name, fn, summary)                                                                             \
+  r.push_back(PassInfo{name, summary, [] { return std::make_unique<FunctionPass>(name, fn); }});
+#include "Edge/Passes.def"
+    return r;
+  }();
+  return registry;
+}
+
+void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
+  verifyProgram(program, program.stage);
+  for (const auto &[methodName, method] : program.methods) {
+    const Graph &g = method.program.graph;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node &node = g.nodes[i];
+      if (parseTarget(node.target).dialect != TargetDialect::Edge) continue;
+      if (auto violation = rules.check(g, node)) {
+        std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
+                            node.displayName() + ")";
+        std::string frame;
+        if (const std::string *trace = node.metadata.find("stack_trace")) {
+          auto pos = trace->rfind("File \"");
+          frame = pos == std::string::npos ? *trace : trace->substr(pos);
+          for (char &c : frame)
+            if (c == '\n') c = ' ';
+        }
+        throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
+                    where);
+      }
+    }
+  }
+}
+
+void toEdge(Program &program, const EdgeOptions &options) {
+  if (program.stage != Stage::Aten)
+    throw Error(std::string("to_edge expects an ATen-dialect program, got stage '") + stageName(program.stage) + "'");
+  verifyProgram(program, Stage::Aten);
+  DtypeRules rules = DtypeRules::load(options.edgeYamlPath);
+
+  // Decompositions and the core-ATen check run on the ATen dialect; only the
+  // structural verifier applies between them.
+  auto structural = [](const Program &p) { verifyProgram(p, p.stage); };
+  PassManager aten(options.passManager, structural);
+  const auto &registry = edgePassRegistry();
+  auto addPass = [&](PassManager &pm, const std::string &name) {
+    for (const auto &info : registry)
+      if (info.name == name) {
+        pm.add(info.create());
+        return;
+      }
+    throw Error("unknown pass '" + name + "' (see --list-passes)");
+  };
+  for (const char *name : {"decompose-convolution", "decompose-linear", "decompose-shape-ops",
+                           "decompose-activations", "decompose-batch-norm"})
+    addPass(aten, name);
+  aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
+                                          [&](Program &p) { checkAtenDialect(p, options.allowNonCore); }));
+  addPass(aten, "replace-view-ops");
+  addPass(aten, "scalar-to-tensor");
+  aten.run(program);
+
+  PassManager edge(options.passManager, [&](const Program &p) { verifyEdgeProgram(p, rules); });
+  edge.add(std::make_unique<FunctionPass>("to-edge-ops", [](Program &p) {
+    toEdgeOps(p);
+    p.stage = Stage::Edge;
+  }));
+  if (!options.skipDimOrder) addPass(edge, "dim-order-ops");
+  addPass(edge, "debug-handles");
+  for (const auto &name : options.extraPasses) addPass(edge, name);
+  for (const auto &path : options.rewriteRules)
+    edge.add(std::make_unique<FunctionPass>("rewrite", [path](Program &p) { applyRewriteRules(p, path); }));
+  edge.run(program);
+  verifyEdgeProgram(program, rules);
+}
+
+} // namespace exir::edge

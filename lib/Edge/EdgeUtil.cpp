@@ -1,0 +1,182 @@
+//===- Edge/EdgeUtil.cpp - Small helpers for graph-rewriting passes -------===//
+#include "Edge/EdgeUtil.h"
+#include "Support/Error.h"
+
+namespace exir::edge {
+
+OpTarget targetOf(const Node &node) { return parseTarget(node.target); }
+
+bool calls(const Node &node, const char *ns, const char *name, const char *overload) {
+  OpTarget t = parseTarget(node.target);
+  if (t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge) return false;
+  return t.ns == ns && t.name == name && t.overload == overload;
+}
+
+const Argument *findArg(const Node &node, const std::string &name) {
+  const NamedArgument *in = node.input(name);
+  return in ? &in->arg : nullptr;
+}
+
+Argument argOr(const Node &node, const std::string &name, Argument fallback) {
+  const Argument *a = findArg(node, name);
+  return a ? *a : std::move(fallback);
+}
+
+const Argument &requireArg(const Node &node, const std::string &name) {
+  const Argument *a = findArg(node, name);
+  if (!a) throw Error("node " + node.displayName() + " (" + node.target + ") has no argument '" + name + "'");
+  return *a;
+}
+
+NamedArgument positional(const std::string &name, Argument arg) {
+  return NamedArgument{name, std::move(arg), ArgumentPassing::Positional};
+}
+NamedArgument keyword(const std::string &name, Argument arg) {
+  return NamedArgument{name, std::move(arg), ArgumentPassing::Keyword};
+}
+
+const TensorMeta &metaOf(const Graph &graph, const std::string &name) {
+  const TensorMeta *m = graph.tensorValues.find(name);
+  if (!m) throw Error("tensor value '" + name + "' has no metadata in tensor_values");
+  return *m;
+}
+
+std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta meta) {
+  std::string name = graph.freshName(base);
+  graph.tensorValues.set(name, std::move(meta));
+  return name;
+}
+
+TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const Device &device) {
+  TensorMeta m;
+  m.dtype = dtype;
+  m.sizes = sizes;
+  m.strides = TensorMeta::contiguousStrides(sizes);
+  m.storageOffset = SymInt::of(0);
+  m.device = device;
+  return m;
+}
+
+Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, const std::string &outName,
+              const Node *origin) {
+  Node n;
+  n.target = target;
+  n.inputs = std::move(inputs);
+  n.outputs.push_back(Argument::tensor(outName));
+  if (origin) {
+    for (const char *key : {"stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn"})
+      if (const std::string *v = origin->metadata.find(key)) n.metadata.set(key, *v);
+    n.isHopSingleTensorReturn = origin->isHopSingleTensorReturn;
+  }
+  return n;
+}
+
+size_t rewriteNodes(Graph &graph,
+                    const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite) {
+  std::vector<Node> result;
+  result.reserve(graph.nodes.size());
+  size_t count = 0;
+  std::vector<Node> old = std::move(graph.nodes);
+  graph.nodes.clear();
+  for (Node &node : old) {
+    auto replacement = rewrite(graph, node);
+    if (!replacement) {
+      result.push_back(std::move(node));
+      continue;
+    }
+    ++count;
+    for (Node &n : *replacement) result.push_back(std::move(n));
+  }
+  graph.nodes = std::move(result);
+  return count;
+}
+
+namespace {
+void renameInArgument(Argument &arg, const std::string &from, const std::string &to) {
+  auto fix = [&](std::string &s) {
+    if (s == from) s = to;
+  };
+  switch (arg.kind) {
+  case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
+    fix(arg.name);
+    break;
+  case ArgKind::Tensors: case ArgKind::OptionalTensors:
+    for (auto &n : arg.names) fix(n);
+    break;
+  case ArgKind::NestedTensors:
+    for (auto &l : arg.nestedTensors)
+      for (auto &n : l) fix(n);
+    break;
+  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
+  case ArgKind::SymFloat: case ArgKind::SymFloats:
+    for (auto &s : arg.syms)
+      if (s.isName) fix(s.name);
+    break;
+  case ArgKind::StringToArgument:
+    for (auto &[k, v] : arg.mapping) renameInArgument(v, from, to);
+    break;
+  default:
+    break;
+  }
+}
+} // namespace
+
+void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to) {
+  for (Node &n : ep.graph.nodes)
+    for (auto &in : n.inputs) renameInArgument(in.arg, from, to);
+  for (auto &o : ep.graph.outputs) renameInArgument(o, from, to);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, from, to);
+}
+
+void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to) {
+  if (from == to) return;
+  Graph &g = ep.graph;
+  for (Node &n : g.nodes) {
+    for (auto &in : n.inputs) renameInArgument(in.arg, from, to);
+    for (auto &out : n.outputs) renameInArgument(out, from, to);
+  }
+  for (auto &in : g.inputs) renameInArgument(in, from, to);
+  for (auto &o : g.outputs) renameInArgument(o, from, to);
+  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, from, to);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, from, to);
+  if (const TensorMeta *m = g.tensorValues.find(from)) {
+    // Keep the position of the entry so the JSON stays in definition order.
+    OrderedMap<TensorMeta> renamed;
+    renamed.reserve(g.tensorValues.size());
+    for (auto &[k, v] : g.tensorValues) renamed.set(k == from ? to : k, v);
+    (void)m;
+    g.tensorValues = std::move(renamed);
+  }
+}
+
+std::string userFrame(const Node &node) {
+  const std::string *trace = node.metadata.find("stack_trace");
+  if (!trace || trace->empty()) return "";
+  auto pos = trace->rfind("File \"");
+  std::string frame = pos == std::string::npos ? *trace : trace->substr(pos);
+  for (char &c : frame)
+    if (c == '\n') c = ' ';
+  // Collapse runs of spaces from the code indentation.
+  std::string out;
+  for (char c : frame)
+    if (!(c == ' ' && !out.empty() && out.back() == ' ')) out += c;
+  return out;
+}
+
+std::optional<std::vector<int64_t>> concreteInts(const Argument &arg) {
+  if (arg.kind == ArgKind::Ints) return arg.ints;
+  if (arg.kind == ArgKind::Int) return std::vector<int64_t>{arg.intValue};
+  if (arg.kind == ArgKind::SymInts) {
+    std::vector<int64_t> out;
+    for (const auto &s : arg.syms) {
+      if (s.isName) return std::nullopt;
+      out.push_back(s.intValue);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::vector<SymInt> sizesOf(const Graph &graph, const std::string &name) { return metaOf(graph, name).sizes; }
+
+} // namespace exir::edge

@@ -1,0 +1,67 @@
+//===- Edge/EdgeUtil.h - Small helpers for graph-rewriting passes -*- C++ -*-===//
+//
+// Decompositions replace one node by a short sequence of nodes. These helpers
+// keep that code short: argument lookup with the op's fixed defaults, creating
+// intermediate tensor values with their metadata, and rebuilding the node list.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/IR.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exir::edge {
+
+/// The op a node calls, e.g. {"aten", "conv2d", "default"} (any dialect).
+OpTarget targetOf(const Node &node);
+/// True if the node calls ns::name.overload in the ATen or Edge dialect.
+bool calls(const Node &node, const char *ns, const char *name, const char *overload);
+
+/// The argument named `name`, or nullptr when the node did not pass it
+/// (torch.export omits arguments left at their default).
+const Argument *findArg(const Node &node, const std::string &name);
+/// The argument named `name`, or `fallback` (the schema default) when omitted.
+Argument argOr(const Node &node, const std::string &name, Argument fallback);
+/// The argument named `name`; throws naming the node when it is missing.
+const Argument &requireArg(const Node &node, const std::string &name);
+
+NamedArgument positional(const std::string &name, Argument arg);
+NamedArgument keyword(const std::string &name, Argument arg);
+
+/// Metadata of a tensor value; throws if the value has none.
+const TensorMeta &metaOf(const Graph &graph, const std::string &name);
+/// Adds a fresh tensor value named after `base` and returns its name.
+std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta meta);
+/// Contiguous-strided metadata with the given dtype and static sizes.
+TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const Device &device = {});
+
+/// A call node `target(inputs) -> outName` (single tensor output), copying the
+/// metadata (stack trace, module stack) of `origin` so errors still point at the
+/// user's source line.
+Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, const std::string &outName,
+              const Node *origin);
+
+/// Replaces every node for which `rewrite` returns a sequence; other nodes are kept.
+/// Returns how many nodes were rewritten.
+size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite);
+
+/// Renames a value everywhere in a method: uses, outputs, metadata tables and the signature.
+void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to);
+
+/// Replaces every use of value `from` by `to` in node inputs and graph outputs
+/// (definitions are left alone).
+void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to);
+
+/// "<stack trace's last frame>" for error messages, or "" when there is none.
+std::string userFrame(const Node &node);
+
+/// Integer list of an int[] / SymInt[] argument whose elements are all concrete.
+std::optional<std::vector<int64_t>> concreteInts(const Argument &arg);
+/// Sizes of a value as SymInt list (for building metadata).
+std::vector<SymInt> sizesOf(const Graph &graph, const std::string &name);
+
+} // namespace exir::edge

@@ -1,0 +1,90 @@
+//===- Edge/OpInfo.cpp - What the edge passes ask the operator table ------===//
+#include "Edge/OpInfo.h"
+#include "Ops/EdgeYaml.h"
+#include "Ops/OperatorTable.h"
+#include "Support/Error.h"
+
+namespace exir::edge {
+
+static const OpSchema *schemaFor(const std::string &qualifiedName) {
+  return OperatorTable::builtin().lookup(qualifiedName);
+}
+
+bool isKnownOp(const std::string &qualifiedName) { return schemaFor(qualifiedName) != nullptr; }
+
+bool isCoreOp(const std::string &qualifiedName) {
+  const OperatorTable &table = OperatorTable::builtin();
+  const OpSchema *s = table.lookup(qualifiedName);
+  if (!s) return false;
+  if (table.isCore(*s)) return true;
+  // Edge also accepts the functional _copy variants of view ops.
+  return s->name.size() > 5 && s->name.compare(s->name.size() - 5, 5, "_copy") == 0;
+}
+
+bool isPlainTensorParam(const std::string &qualifiedName, const std::string &argName) {
+  const OpSchema *s = schemaFor(qualifiedName);
+  if (!s) return false;
+  const SchemaArgument *a = s->argument(argName);
+  return a && a->type.isTensor() && !a->type.optional;
+}
+
+std::vector<std::string> argumentNames(const std::string &qualifiedName) {
+  std::vector<std::string> names;
+  if (const OpSchema *s = schemaFor(qualifiedName))
+    for (const auto &a : s->arguments) names.push_back(a.name);
+  return names;
+}
+
+struct DtypeRules::Impl {
+  EdgeDtypeRules rules;
+};
+
+DtypeRules::DtypeRules() = default;
+DtypeRules::~DtypeRules() = default;
+DtypeRules::DtypeRules(DtypeRules &&) noexcept = default;
+DtypeRules &DtypeRules::operator=(DtypeRules &&) noexcept = default;
+
+DtypeRules DtypeRules::load(const std::string &path) {
+  DtypeRules r;
+  r.impl_ = std::make_unique<Impl>(Impl{path.empty() ? EdgeDtypeRules::builtin() : EdgeDtypeRules::loadFile(path)});
+  return r;
+}
+
+std::optional<std::string> DtypeRules::check(const Graph &graph, const Node &node) const {
+  OpTarget t = parseTarget(node.target);
+  const OpSchema *schema = schemaFor(t.qualifiedName());
+  if (!schema) return std::nullopt; // ops outside the table are permissive, as upstream treats ops outside edge.yaml
+  std::map<std::string, ScalarType> dtypes;
+  auto dtypeOf = [&](const std::string &name) -> std::optional<ScalarType> {
+    if (const TensorMeta *m = graph.tensorValues.find(name)) return m->dtype;
+    return std::nullopt;
+  };
+  for (const auto &arg : schema->arguments) {
+    if (!arg.type.isTensorLike()) continue;
+    const NamedArgument *in = node.input(arg.name);
+    if (!in) continue;
+    std::string value;
+    if (in->arg.kind == ArgKind::Tensor || in->arg.kind == ArgKind::OptionalTensor) value = in->arg.name;
+    else if (in->arg.kind == ArgKind::Tensors && !in->arg.names.empty()) value = in->arg.names[0];
+    if (value.empty()) continue;
+    if (auto d = dtypeOf(value)) dtypes[arg.name] = *d;
+  }
+  size_t k = 0;
+  std::vector<std::string> outNames;
+  for (const auto &o : node.outputs) {
+    if (o.kind == ArgKind::Tensor) outNames.push_back(o.name);
+    else if (o.kind == ArgKind::Tensors) outNames.push_back(o.names.empty() ? "" : o.names[0]);
+    else outNames.push_back("");
+  }
+  for (size_t r = 0; r < schema->returns.size(); ++r) {
+    const SchemaArgument &ret = schema->returns[r];
+    if (ret.type.base != SchemaBaseType::Tensor) continue;
+    std::string key = ret.name.empty() ? "__ret_" + std::to_string(k) : ret.name;
+    ++k;
+    if (r < outNames.size() && !outNames[r].empty())
+      if (auto d = dtypeOf(outNames[r])) dtypes[key] = *d;
+  }
+  return impl_->rules.check(*schema, dtypes);
+}
+
+} // namespace exir::edge

@@ -1,0 +1,42 @@
+//===- Edge/Passes.h - The edge passes (to_edge) ---------------*- C++ -*-===//
+#pragma once
+
+#include "IR/IR.h"
+#include "IR/Pass.h"
+
+#include <string>
+#include <vector>
+
+namespace exir::edge {
+
+#define EDGE_PASS(name, fn, summary) void fn(Program &program);
+#include "Edge/Passes.def"
+
+/// Renames single-output edge nodes after their op (aten_add_tensor, ...).
+void renameEdgeNodes(Program &program);
+/// Refuses non-core aten ops left after decomposition (unless allowed).
+void checkAtenDialect(Program &program, const std::vector<std::string> &allowNonCore);
+/// Applies op-replacement rules from a YAML file (--rewrite).
+void applyRewriteRules(Program &program, const std::string &rulesPath);
+
+/// Every edge pass known to --pass / --list-passes.
+const std::vector<PassInfo> &edgePassRegistry();
+
+struct EdgeOptions {
+  bool skipDimOrder = false;
+  std::vector<std::string> allowNonCore;  // qualified names, "aten::foo.bar"
+  std::string edgeYamlPath;               // empty = the project's edge_ops/edge.yaml
+  std::vector<std::string> extraPasses;   // --pass NAME, run after to_edge
+  std::vector<std::string> rewriteRules;  // --rewrite FILE, run after extra passes
+  PassManagerOptions passManager;
+};
+
+/// to_edge: the whole pipeline, with verification at the end (and after every
+/// pass when passManager.verifyEach is set). The program becomes stage Edge.
+void toEdge(Program &program, const EdgeOptions &options);
+
+/// The edge-stage verifier: structure, edge namespace, dtype rules.
+class DtypeRules;
+void verifyEdgeProgram(const Program &program, const DtypeRules &rules);
+
+} // namespace exir::edge

@@ -1,0 +1,45 @@
+//===- Edge/ReplaceViewOps.cpp - view ops -> their functional _copy ops ---===//
+//
+// Edge has no aliasing: every view op becomes its `_copy` twin, which has the
+// same arguments and returns a fresh tensor. (The planner later turns static
+// view_copy ops back into free memory.view aliases where that is safe.)
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/EdgeUtil.h"
+#include "Edge/Passes.h"
+
+#include <map>
+
+namespace exir::edge {
+
+namespace {
+// view op name -> copy op name (same overloads). A fixed fact of ATen.
+const std::map<std::string, std::string> kViewToCopy = {
+    {"view", "view_copy"},           {"permute", "permute_copy"},
+    {"expand", "expand_copy"},       {"select", "select_copy"},
+    {"slice", "slice_copy"},         {"squeeze", "squeeze_copy"},
+    {"unsqueeze", "unsqueeze_copy"}, {"transpose", "transpose_copy"},
+    {"alias", "alias_copy"},         {"t", "t_copy"},
+    {"unfold", "unfold_copy"},       {"diagonal", "diagonal_copy"},
+    {"as_strided", "as_strided_copy"}, {"split", "split_copy"},
+    {"split_with_sizes", "split_with_sizes_copy"}, {"unbind", "unbind_copy"},
+    {"detach", "detach_copy"},       {"view_as_real", "view_as_real_copy"},
+    {"view_as_complex", "view_as_complex_copy"}, {"_unsafe_view", "view_copy"},
+    {"pixel_shuffle", "pixel_shuffle"}, {"narrow", "narrow_copy"},
+};
+} // namespace
+
+void replaceViewOps(Program &program) {
+  for (auto &[methodName, method] : program.methods)
+    for (Node &node : method.program.graph.nodes) {
+      OpTarget t = targetOf(node);
+      if (t.dialect != TargetDialect::Aten || t.ns != "aten") continue;
+      auto it = kViewToCopy.find(t.name);
+      if (it == kViewToCopy.end() || it->second == t.name) continue;
+      std::string overload = t.overload;
+      if (t.name == "_unsafe_view") overload = "default";
+      node.target = atenTarget("aten", it->second, overload);
+    }
+}
+
+} // namespace exir::edge

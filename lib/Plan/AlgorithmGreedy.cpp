@@ -1,0 +1,206 @@
+//===- Plan/AlgorithmGreedy.cpp - Upstream ExecuTorch's greedy planner ----===//
+//
+// Reproduces, offset for offset, the placement of upstream's default planner
+// (`greedy` in exir/memory_planning.py; pte-format.md §5.5), so that our
+// .pte files match the upstream exporter's. Its rule, per arena:
+//
+//  * Order: by aligned size, largest first. Upstream builds an ascending list
+//    with a right-biased bisect insert in collection order and reverses it,
+//    so among equal sizes the unit collected LAST comes first.
+//  * Shared objects: the arena is a list of "objects" (buckets), each sized by
+//    the first unit put into it; objects never grow.
+//    1. The first object none of whose allocations overlaps the unit in time
+//       takes the unit at offset 0 of the object.
+//    2. Otherwise (only with allow_overlapping_allocations, the default) the
+//       first object where M + size <= object size takes it at offset M,
+//       M = max end offset (offset + size) of the object's allocations that
+//       overlap the unit in time; objects with M == 0 are skipped.
+//    3. Otherwise a new object sized to the unit is appended.
+//  * Materialization: objects are laid end to end in creation order; the
+//    arena size is the sum of the object sizes.
+//
+// Golden (add(x, y) on [1] floats, §3.2): x, y and out take 16 bytes each and
+// all overlap in time; out is collected last, so it comes first: out at 0,
+// y at 16, x at 32, arena 48.
+//
+// Upstream scans every allocation of every object for each unit, which is
+// quadratic. We keep the exact same decisions with two indexes:
+//  * for step 1, a bitset per time point of the objects occupied then (plus
+//    one per 64 points for long lifetimes); OR-ing them over the unit's
+//    lifetime gives the first free object directly;
+//  * for step 2, the placed units that overlap the unit in time (an
+//    OverlapIndex with the placed units active) give the max end offset per
+//    object in one pass. Every allocation already placed is at least as
+//    large as the unit (sizes only decrease), so M >= size and an object
+//    smaller than 2 * size cannot qualify; object sizes never increase along
+//    the list, so the scan stops at the first such object.
+//
+//===----------------------------------------------------------------------===//
+#include "Plan/Placement.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+namespace exir::plan::detail {
+
+namespace {
+
+/// Which objects hold an allocation at each time point, as bitsets, with a
+/// second level per 64 time points so long lifetimes cost O(length / 64):
+/// `any` has the objects live anywhere in a 64-point chunk, `full` those live
+/// during all of it (then not repeated in the per-point bits). Rows are
+/// stored flat, `words_` 64-bit words each, and re-laid out when the number
+/// of objects outgrows them.
+class Occupancy {
+public:
+  explicit Occupancy(uint32_t span) : points_(span), chunks_(span / 64 + 1) {}
+
+  size_t words() const { return words_; }
+
+  /// ORs the objects live at any point of [start, end] into `seen`
+  /// (words() words).
+  void collect(uint32_t start, uint32_t end, uint64_t *seen) const {
+    for (uint64_t t = start; t <= end;) {
+      if (t % 64 == 0 && t + 63 <= end) {
+        orInto(seen, &any_[t / 64 * words_]);
+        t += 64;
+      } else {
+        orInto(seen, &fine_[t * words_]);
+        orInto(seen, &full_[t / 64 * words_]);
+        ++t;
+      }
+    }
+  }
+
+  void mark(uint32_t start, uint32_t end, size_t object) {
+    if (object / 64 >= words_)
+      grow(object / 64 + 1);
+    uint64_t bit = uint64_t(1) << (object % 64);
+    size_t word = object / 64;
+    for (uint64_t t = start; t <= end;) {
+      if (t % 64 == 0 && t + 63 <= end) {
+        full_[t / 64 * words_ + word] |= bit;
+        any_[t / 64 * words_ + word] |= bit;
+        t += 64;
+      } else {
+        fine_[t * words_ + word] |= bit;
+        any_[t / 64 * words_ + word] |= bit;
+        ++t;
+      }
+    }
+  }
+
+private:
+  void orInto(uint64_t *seen, const uint64_t *bits) const {
+    for (size_t w = 0; w < words_; ++w)
+      seen[w] |= bits[w];
+  }
+  void grow(size_t atLeast) {
+    size_t words = std::max(atLeast, 2 * words_);
+    auto relayout = [&](std::vector<uint64_t> &rows, size_t count) {
+      std::vector<uint64_t> wider(count * words, 0);
+      for (size_t r = 0; r < count; ++r)
+        std::copy_n(rows.begin() + r * words_, words_, wider.begin() + r * words);
+      rows.swap(wider);
+    };
+    relayout(fine_, points_);
+    relayout(any_, chunks_);
+    relayout(full_, chunks_);
+    words_ = words;
+  }
+  size_t points_, chunks_, words_ = 0;
+  std::vector<uint64_t> fine_, any_, full_;
+};
+
+struct SharedObject {
+  uint64_t size = 0;
+  uint64_t offset = 0; // set when materializing
+};
+
+} // namespace
+
+/// Upstream ExecuTorch's greedy memory planner: largest first (equal sizes:
+/// last collected first); each unit goes to offset 0 of the first object with
+/// no lifetime overlap, else (allowOverlappingAllocations) to the first object
+/// with room above the max end offset of its overlapping allocations, else to
+/// a new object of its own size; objects are laid end to end in creation
+/// order. Exactly reproduces upstream's offsets and arena size.
+ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingAllocations) {
+  size_t n = blocks.size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (blocks[a].size != blocks[b].size)
+      return blocks[a].size > blocks[b].size;
+    return a > b; // equal sizes: collected last goes first
+  });
+
+  std::vector<SharedObject> objects;
+  Occupancy occupancy(timeSpan(blocks));
+  OverlapIndex placed(blocks); // active = already placed
+  std::vector<uint32_t> neighbours;
+  std::vector<uint64_t> maxEnd; // per object, for step 2
+  std::vector<uint32_t> objectOf(n);
+  std::vector<uint64_t> offsetInObject(n);
+  std::vector<uint64_t> seen;
+
+  for (uint32_t b : order) {
+    const Block &block = blocks[b];
+    size_t words = occupancy.words();
+    seen.assign(words, 0);
+    occupancy.collect(block.start, block.end, seen.data());
+    size_t picked = objects.size();
+    uint64_t offset = 0;
+    // Step 1: the first object with no allocation live during the block.
+    for (size_t w = 0; w < words; ++w) {
+      uint64_t free = ~seen[w];
+      if (free != 0) {
+        size_t candidate = w * 64 + std::countr_zero(free);
+        if (candidate < objects.size())
+          picked = candidate;
+        break;
+      }
+    }
+    // Step 2: the first object with room above the overlapping allocations.
+    if (picked == objects.size() && allowOverlappingAllocations) {
+      neighbours.clear();
+      placed.collectActive(block.start, block.end, neighbours);
+      maxEnd.assign(objects.size(), 0);
+      for (uint32_t other : neighbours)
+        maxEnd[objectOf[other]] =
+            std::max(maxEnd[objectOf[other]], offsetInObject[other] + blocks[other].size);
+      for (size_t o = 0; o < objects.size(); ++o) {
+        const SharedObject &object = objects[o];
+        if (object.size - block.size < block.size)
+          break; // see the file comment: no later object can qualify
+        if (maxEnd[o] > 0 && maxEnd[o] + block.size <= object.size) {
+          picked = o;
+          offset = maxEnd[o];
+          break;
+        }
+      }
+    }
+    // Step 3: a new object of the block's size.
+    if (picked == objects.size())
+      objects.push_back({block.size, 0});
+
+    objectOf[b] = static_cast<uint32_t>(picked);
+    offsetInObject[b] = offset;
+    if (allowOverlappingAllocations)
+      placed.activate(b);
+    occupancy.mark(block.start, block.end, picked);
+  }
+
+  ArenaResult result;
+  for (SharedObject &object : objects) {
+    object.offset = result.extent;
+    result.extent += object.size;
+  }
+  result.offsets.resize(n);
+  for (size_t b = 0; b < n; ++b)
+    result.offsets[b] = objects[objectOf[b]].offset + offsetInObject[b];
+  return result;
+}
+
+} // namespace exir::plan::detail

@@ -1,0 +1,210 @@
+//===- Plan/AlgorithmLocalSearch.cpp - Compaction and order search --------===//
+//
+// Improves on the constructive algorithms in two ways:
+//
+//  1. Compaction ("gravity", compactDown): starting from the placements of
+//     greedy-by-size, greedy and best-fit, every block is moved, lowest
+//     first, down to the lowest offset where it fits among the blocks that
+//     overlap it in time. On arenas above `maxBlocks` units only
+//     greedy-by-size's placement is compacted, in one pass (the others are
+//     kept as they are), so that `best` stays fast on very large graphs.
+//  2. Order search, only on arenas with at most `maxBlocks` units: the
+//     best-fit gap rule of greedy-by-size applied to a few natural orders
+//     (size, size x lifetime, lifetime, start), then a hill climb over the
+//     order: move a unit that touches the top of the arena to a random
+//     earlier position, or swap two random units; each order is decoded and
+//     compacted, and kept when the arena does not grow (sideways moves let
+//     the search drift across plateaus). It stops at the lower bound or when
+//     its work budget is spent.
+//
+// The result is the smallest placement seen, so it is never worse than any
+// of the starting placements. Everything is deterministic: a fixed-seed
+// splitmix64 generator (not the implementation-defined <random>
+// distributions) and a budget counted in visited overlaps, never in time.
+//
+//===----------------------------------------------------------------------===//
+#include "Plan/Placement.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace exir::plan::detail {
+
+namespace {
+
+/// splitmix64: tiny, fast, and the same sequence on every platform.
+class Rng {
+public:
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform-enough value in [0, bound), bound > 0.
+  size_t below(size_t bound) { return static_cast<size_t>(next() % bound); }
+
+private:
+  uint64_t state_ = 0x5eed0f9a11c0ffeeULL;
+};
+
+/// Places the blocks in `order` with the best-fit gap rule. Gives up (and
+/// returns false) as soon as the arena would exceed `limit`.
+bool decode(const std::vector<Block> &blocks, const std::vector<uint32_t> &order,
+            const std::vector<std::vector<uint32_t>> &overlaps, uint64_t limit,
+            ArenaResult &result, std::vector<char> &placed,
+            std::vector<std::pair<uint64_t, uint64_t>> &busy) {
+  result.offsets.assign(blocks.size(), 0);
+  result.extent = 0;
+  placed.assign(blocks.size(), 0);
+  for (uint32_t b : order) {
+    busy.clear();
+    for (uint32_t other : overlaps[b])
+      if (placed[other])
+        busy.emplace_back(result.offsets[other], result.offsets[other] + blocks[other].size);
+    uint64_t offset = bestFitOffset(busy, blocks[b].size);
+    result.offsets[b] = offset;
+    placed[b] = 1;
+    result.extent = std::max(result.extent, offset + blocks[b].size);
+    if (result.extent > limit)
+      return false;
+  }
+  return true;
+}
+
+std::vector<uint32_t> sortedOrder(size_t n, auto less) {
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), less);
+  return order;
+}
+
+} // namespace
+
+ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
+                             const std::vector<ArenaResult> &starts) {
+  size_t n = blocks.size();
+  OverlapIndex index(blocks);
+  ArenaResult best;
+  bool haveBest = false;
+  // Keeps `candidate` if it is strictly smaller than everything seen so far.
+  auto consider = [&](ArenaResult &candidate) {
+    if (!haveBest || candidate.extent < best.extent) {
+      best = candidate;
+      haveBest = true;
+    }
+  };
+  bool small = n <= maxBlocks;
+  for (size_t s = 0; s < starts.size(); ++s) {
+    ArenaResult start = starts[s];
+    // On large arenas only the first start is compacted, once: that is where
+    // compaction gains most (size order leaves holes that it fills).
+    for (int pass = 0; pass < (small ? 2 : s == 0 ? 1 : 0); ++pass)
+      if (!compactDown(blocks, index, start))
+        break;
+    consider(start);
+  }
+  if (!haveBest) {
+    ArenaResult start = placeGreedyBySize(blocks);
+    compactDown(blocks, index, start);
+    consider(start);
+  }
+  uint64_t floor = blockLowerBound(blocks);
+  if (!small || n < 2 || best.extent <= floor)
+    return best;
+
+  std::vector<std::vector<uint32_t>> overlaps(n);
+  size_t work = n;
+  for (uint32_t b = 0; b < n; ++b) {
+    index.collect(blocks[b].start, blocks[b].end, overlaps[b]);
+    std::erase(overlaps[b], b);
+    work += overlaps[b].size();
+  }
+  auto length = [&](uint32_t b) { return uint64_t(blocks[b].end - blocks[b].start) + 1; };
+  std::vector<std::vector<uint32_t>> seeds;
+  seeds.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) { // greedy-by-size's order
+    if (blocks[a].size != blocks[b].size)
+      return blocks[a].size > blocks[b].size;
+    if (length(a) != length(b))
+      return length(a) > length(b);
+    return a < b;
+  }));
+  seeds.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) {
+    // Compare size * length without overflow via 128-bit products.
+    unsigned __int128 x = (unsigned __int128)blocks[a].size * length(a);
+    unsigned __int128 y = (unsigned __int128)blocks[b].size * length(b);
+    if (x != y)
+      return x > y;
+    return a < b;
+  }));
+  seeds.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) {
+    if (length(a) != length(b))
+      return length(a) > length(b);
+    if (blocks[a].size != blocks[b].size)
+      return blocks[a].size > blocks[b].size;
+    return a < b;
+  }));
+  seeds.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) {
+    if (blocks[a].start != blocks[b].start)
+      return blocks[a].start < blocks[b].start;
+    if (blocks[a].size != blocks[b].size)
+      return blocks[a].size > blocks[b].size;
+    return a < b;
+  }));
+
+  std::vector<char> placed;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  ArenaResult current, trial;
+  std::vector<uint32_t> currentOrder;
+  // Decodes an order and compacts it; false if it got above `limit` on the way
+  // (compaction rarely recovers more than an eighth, so that is the cut-off).
+  auto evaluate = [&](const std::vector<uint32_t> &order, uint64_t limit, ArenaResult &out) {
+    uint64_t slack = limit / 8;
+    if (!decode(blocks, order, overlaps, limit > UINT64_MAX - slack ? UINT64_MAX : limit + slack,
+                out, placed, busy))
+      return false;
+    compactDown(blocks, index, out);
+    return out.extent <= limit;
+  };
+  for (const auto &seed : seeds) {
+    uint64_t limit = currentOrder.empty() ? UINT64_MAX : current.extent - 1;
+    if (!currentOrder.empty() && current.extent == 0)
+      break;
+    if (evaluate(seed, limit, trial)) {
+      std::swap(current, trial);
+      currentOrder = seed;
+    }
+  }
+  consider(current);
+
+  // About 3e7 visited overlap entries in total, between 20 and 2000 moves.
+  size_t iterations = std::clamp<size_t>(30'000'000 / work, 20, 2000);
+  Rng rng;
+  std::vector<uint32_t> order, position(n), critical;
+  for (size_t iter = 0; iter < iterations && best.extent > floor; ++iter) {
+    order = currentOrder;
+    for (size_t p = 0; p < n; ++p)
+      position[order[p]] = static_cast<uint32_t>(p);
+    critical.clear();
+    for (uint32_t b = 0; b < n; ++b)
+      if (current.offsets[b] + blocks[b].size == current.extent && blocks[b].size > 0)
+        critical.push_back(b);
+    size_t from = critical.empty() ? 0 : position[critical[rng.below(critical.size())]];
+    if (rng.next() % 2 == 0 && from > 0) {
+      // Move a unit at the top earlier: placed sooner, it may sink lower.
+      size_t to = rng.below(from);
+      std::rotate(order.begin() + to, order.begin() + from, order.begin() + from + 1);
+    } else {
+      size_t i = rng.below(n), j = rng.below(n);
+      std::swap(order[i], order[j]);
+    }
+    if (evaluate(order, current.extent, trial)) {
+      std::swap(current, trial);
+      currentOrder.swap(order);
+      consider(current);
+    }
+  }
+  return best;
+}
+
+} // namespace exir::plan::detail

@@ -1,0 +1,64 @@
+//===- Plan/PlanPasses.h - to_executorch: out variants and memory planning -*- C++ -*-===//
+//
+// The IR-level half of exir-plan. ToOutVariant turns functional edge ops into
+// their out variants fed by memory.alloc nodes; ViewsToAliases turns static
+// view_copy ops into free memory.view aliases; planProgram computes lifetimes
+// from the node order and places every planned tensor with the algorithms of
+// Placement.h, then verifies the result.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/IR.h"
+#include "Plan/Placement.h"
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace exir::plan {
+
+/// Functional edge op -> `.out` variant with one memory.alloc per out argument.
+/// Throws naming the node when an op has no out variant.
+void toOutVariant(Program &program);
+
+/// Static view_copy of a tensor that is neither a graph input nor output, whose
+/// result is not a graph output -> executorch.exir.memory.view aliasing the base.
+void viewsToAliases(Program &program);
+
+struct PlanningOptions {
+  std::string algorithm = "best";
+  uint64_t alignment = 16;
+  bool allocGraphInputs = true;
+  bool allocGraphOutputs = true;
+  bool allocMutableBuffers = true;
+  /// Arena placement rules: kind ("inputs", "outputs", "activations", "buffers") -> mem_id.
+  std::map<std::string, uint32_t> memIds;
+};
+
+/// What planning produced for one method, for reports and pictures.
+struct MethodPlanDetails {
+  std::vector<PlanItem> items;
+  Placement placement;
+  std::vector<uint64_t> lowerBounds;
+};
+
+/// Plans every method (program must be out-variant converted); stage becomes Planned.
+std::map<std::string, MethodPlanDetails> planProgram(Program &program, const PlanningOptions &options);
+
+/// Value name -> the value whose storage it uses: an out-variant op's results
+/// alias its out arguments (the allocs), a memory.view aliases its base.
+std::unordered_map<std::string, std::string> storageAliases(const Graph &graph);
+/// Follows storageAliases to the root.
+std::string storageRoot(const std::unordered_map<std::string, std::string> &aliases, std::string name);
+
+/// Upper bound of a symbolic size given the method's range constraints.
+/// Throws exir::Error when the expression has no finite upper bound.
+int64_t upperBound(const SymInt &size, const ExportedProgram &ep);
+
+/// Text report: per method and arena, planned bytes, lower bound, ratio,
+/// algorithm, biggest tensors.
+std::string planReport(const Program &program, const std::map<std::string, MethodPlanDetails> &details);
+
+} // namespace exir::plan

@@ -1,0 +1,124 @@
+//===- Plan/SymbolicBounds.cpp - upper bounds of symbolic sizes -----------===//
+//
+// Dynamic shapes are planned at their upper bounds (Basic with Dim 1..10 plans
+// for 10). Sizes are sympy expressions (srepr since torch 2.6, plain str before);
+// sizes only grow with their symbols, so the bound of Add/Mul is the sum/product
+// of the operands' bounds and FloorDiv(a, b) is bound(a) / lower(b).
+//
+//===----------------------------------------------------------------------===//
+#include "Plan/PlanPasses.h"
+#include "Support/Error.h"
+
+#include <cctype>
+
+namespace exir::plan {
+
+namespace {
+struct BoundParser {
+  const std::string &text;
+  const ExportedProgram &ep;
+  size_t pos = 0;
+
+  void skip() {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+  }
+  [[noreturn]] void fail(const std::string &why) {
+    throw Error("cannot bound symbolic size '" + text + "': " + why);
+  }
+  std::string identifier() {
+    skip();
+    size_t start = pos;
+    while (pos < text.size() && (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_')) ++pos;
+    return text.substr(start, pos - start);
+  }
+  int64_t symbolBound(const std::string &name, bool upper) {
+    const RangeConstraint *r = ep.rangeConstraints.find(name);
+    if (!r) fail("symbol '" + name + "' has no range constraint");
+    const auto &v = upper ? r->maxVal : r->minVal;
+    if (!v) fail(std::string("symbol '") + name + "' has no " + (upper ? "upper" : "lower") + " bound (unbounded dynamic dim)");
+    return *v;
+  }
+  // Parses one expression and returns its (lower, upper) bounds.
+  std::pair<int64_t, int64_t> expr() {
+    skip();
+    if (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '-')) {
+      size_t start = pos++;
+      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+      int64_t v = std::stoll(text.substr(start, pos - start));
+      return {v, v};
+    }
+    std::string name = identifier();
+    if (name.empty()) fail("unexpected character at " + std::to_string(pos));
+    skip();
+    if (pos >= text.size() || text[pos] != '(') { // plain str() form: a bare symbol
+      int64_t lo = symbolBound(name, false), hi = symbolBound(name, true);
+      return {lo, hi};
+    }
+    ++pos; // '('
+    if (name == "Symbol") {
+      skip();
+      char quote = text[pos++];
+      size_t end = text.find(quote, pos);
+      std::string sym = text.substr(pos, end - pos);
+      pos = text.find(')', end);
+      if (pos == std::string::npos) fail("unterminated Symbol(...)");
+      ++pos;
+      return {symbolBound(sym, false), symbolBound(sym, true)};
+    }
+    if (name == "Integer") {
+      auto v = expr();
+      expect(')');
+      return v;
+    }
+    std::vector<std::pair<int64_t, int64_t>> args;
+    for (;;) {
+      args.push_back(expr());
+      skip();
+      if (pos < text.size() && text[pos] == ',') {
+        ++pos;
+        continue;
+      }
+      expect(')');
+      break;
+    }
+    if (name == "Add") {
+      std::pair<int64_t, int64_t> r{0, 0};
+      for (auto &a : args) r = {r.first + a.first, r.second + a.second};
+      return r;
+    }
+    if (name == "Mul") {
+      std::pair<int64_t, int64_t> r{1, 1};
+      for (auto &a : args) r = {r.first * a.first, r.second * a.second};
+      return r;
+    }
+    if ((name == "FloorDiv" || name == "CleanDiv") && args.size() == 2) {
+      if (args[1].first <= 0) fail("division by a value that may be 0");
+      return {args[0].first / args[1].second, args[0].second / args[1].first};
+    }
+    if (name == "Max" && !args.empty()) {
+      std::pair<int64_t, int64_t> r = args[0];
+      for (auto &a : args) r = {std::max(r.first, a.first), std::max(r.second, a.second)};
+      return r;
+    }
+    if (name == "Min" && !args.empty()) {
+      std::pair<int64_t, int64_t> r = args[0];
+      for (auto &a : args) r = {std::min(r.first, a.first), std::min(r.second, a.second)};
+      return r;
+    }
+    fail("unsupported function '" + name + "'");
+  }
+  void expect(char c) {
+    skip();
+    if (pos >= text.size() || text[pos] != c) fail(std::string("expected '") + c + "'");
+    ++pos;
+  }
+};
+} // namespace
+
+int64_t upperBound(const SymInt &size, const ExportedProgram &ep) {
+  if (!size.isExpr) return size.value;
+  BoundParser parser{size.expr, ep};
+  return parser.expr().second;
+}
+
+} // namespace exir::plan

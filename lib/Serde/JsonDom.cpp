@@ -1,0 +1,443 @@
+//===- Serde/JsonDom.cpp - simdjson DOM helpers with JSON-pointer errors ---===//
+//
+// Parsing goes through simdjson (gigabytes per second). Everything here that is
+// slow - rendering pointers, rewriting bare Infinity/NaN tokens, locating a
+// syntax error - only runs when the fast path failed.
+//
+//===----------------------------------------------------------------------===//
+#include "Serde/JsonDom.h"
+#include "Support/FileIO.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+namespace exir::json {
+
+std::string escapePointerToken(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  for (char c : token) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string Path::pointer(size_t drop) const {
+  std::string out = prefix_;
+  size_t count = segments_.size() - std::min(drop, segments_.size());
+  for (size_t i = 0; i < count; ++i) {
+    const auto &segment = segments_[i];
+    out += '/';
+    if (segment.index >= 0) out += std::to_string(segment.index);
+    else out += escapePointerToken(segment.key);
+  }
+  return out;
+}
+
+const char *describe(Element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+  case element_type::ARRAY: return "an array";
+  case element_type::OBJECT: return "an object";
+  case element_type::INT64:
+  case element_type::UINT64: return "an integer";
+  case element_type::DOUBLE: return "a float";
+  case element_type::STRING: return "a string";
+  case element_type::BOOL: return "a boolean";
+  case element_type::NULL_VALUE: return "null";
+  }
+  return "an unknown value";
+}
+
+void Reader::fail(const std::string &message) const {
+  std::string pointer = path_.pointer();
+  throw Error(message, file_, pointer.empty() ? std::string("/") : pointer);
+}
+
+void Reader::failAtParent(const std::string &message) const {
+  std::string pointer = path_.pointer(1);
+  throw Error(message, file_, pointer.empty() ? std::string("/") : pointer);
+}
+
+void Reader::expected(const char *what, Element found) const {
+  std::string message = std::string("expected ") + what + ", found " + describe(found);
+  if (found.is_string()) {
+    std::string_view s = found.get_string().value_unsafe();
+    if (s.size() <= 40) message += " '" + std::string(s) + "'";
+  }
+  fail(message);
+}
+
+Object Reader::object(Element e) const {
+  if (!e.is_object()) expected("an object", e);
+  return e.get_object().value_unsafe();
+}
+
+Array Reader::array(Element e) const {
+  if (!e.is_array()) expected("an array", e);
+  return e.get_array().value_unsafe();
+}
+
+std::string_view Reader::string(Element e) const {
+  if (!e.is_string()) expected("a string", e);
+  return e.get_string().value_unsafe();
+}
+
+int64_t Reader::integer(Element e) const {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+  case element_type::INT64: return e.get_int64().value_unsafe();
+  case element_type::UINT64: fail("integer " + std::to_string(e.get_uint64().value_unsafe()) +
+                                  " does not fit in int64");
+  case element_type::BOOL: expected("an integer", e);
+  case element_type::DOUBLE: {
+    // Python writes ints as ints; accept an integral float (e.g. 3.0) from hand-made files.
+    double d = e.get_double().value_unsafe();
+    if (std::trunc(d) == d && std::fabs(d) < 9.2e18) return static_cast<int64_t>(d);
+    expected("an integer", e);
+  }
+  default: expected("an integer", e);
+  }
+}
+
+bool Reader::boolean(Element e) const {
+  if (!e.is_bool()) expected("a boolean", e);
+  return e.get_bool().value_unsafe();
+}
+
+namespace {
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+} // namespace
+
+double Reader::real(Element e) const {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+  case element_type::DOUBLE: return e.get_double().value_unsafe();
+  case element_type::INT64: return static_cast<double>(e.get_int64().value_unsafe());
+  case element_type::UINT64: return static_cast<double>(e.get_uint64().value_unsafe());
+  case element_type::STRING: {
+    std::string_view s = e.get_string().value_unsafe();
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    bool negative = false;
+    std::string_view body = s;
+    if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+      negative = body[0] == '-';
+      body.remove_prefix(1);
+    }
+    if (equalsIgnoreCase(body, "inf") || equalsIgnoreCase(body, "infinity"))
+      return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    if (equalsIgnoreCase(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
+    double value = 0;
+    auto res = std::from_chars(body.data(), body.data() + body.size(), value);
+    if (!body.empty() && res.ec == std::errc() && res.ptr == body.data() + body.size())
+      return negative ? -value : value;
+    expected("a float", e);
+  }
+  default: expected("a float", e);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Documents
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Quotes bare Infinity, -Infinity and NaN tokens outside strings, which old
+// json.dumps output contains. Returns false if there were none.
+bool quoteBareNonFiniteTokens(std::string_view text, std::string &out) {
+  out.clear();
+  out.reserve(text.size() + 64);
+  bool changed = false, inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+      out += c;
+      continue;
+    }
+    for (std::string_view token : {std::string_view("-Infinity"), std::string_view("Infinity"),
+                                   std::string_view("NaN")}) {
+      if (text.substr(i, token.size()) == token) {
+        out += '"';
+        out += token;
+        out += '"';
+        i += token.size() - 1;
+        changed = true;
+        goto next;
+      }
+    }
+    out += c;
+  next:;
+  }
+  return changed;
+}
+
+// A small recursive-descent JSON checker that remembers where it is.
+class Locator {
+public:
+  explicit Locator(std::string_view text) : t_(text) {}
+
+  bool run() {
+    skipSpace();
+    if (!value(0)) return false;
+    skipSpace();
+    if (i_ != t_.size()) return fail("expected end of document");
+    return true;
+  }
+  std::string pointer() const {
+    std::string out;
+    for (const auto &segment : path_) {
+      out += '/';
+      out += escapePointerToken(segment);
+    }
+    return out;
+  }
+  size_t offset() const { return errorAt_; }
+  const std::string &message() const { return message_; }
+
+private:
+  bool fail(const std::string &what) {
+    errorAt_ = i_;
+    std::string found;
+    if (i_ >= t_.size()) {
+      found = "end of input";
+    } else {
+      unsigned char c = static_cast<unsigned char>(t_[i_]);
+      if (c >= 0x20 && c < 0x7F) found = std::string("'") + t_[i_] + "'";
+      else {
+        char buf[8];
+        snprintf(buf, sizeof buf, "0x%02x", c);
+        found = std::string("byte ") + buf;
+      }
+    }
+    message_ = what + ", found " + found;
+    return false;
+  }
+  void skipSpace() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t')) ++i_;
+  }
+  bool literal(std::string_view word) {
+    if (t_.substr(i_, word.size()) != word) return fail("invalid literal");
+    i_ += word.size();
+    return true;
+  }
+  bool string(std::string *out) {
+    ++i_; // opening quote
+    while (true) {
+      if (i_ >= t_.size()) return fail("unterminated string");
+      char c = t_[i_];
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) return fail("control character in string");
+      if (c == '\\') {
+        if (++i_ >= t_.size()) return fail("unterminated string");
+        char esc = t_[i_];
+        if (esc == 'u') {
+          for (int k = 1; k <= 4; ++k)
+            if (i_ + k >= t_.size() || !std::isxdigit(static_cast<unsigned char>(t_[i_ + k]))) {
+              i_ += k;
+              return fail("invalid \\u escape");
+            }
+          if (out) out->append("?"); // exact decoding is not needed for a pointer
+          i_ += 5;
+          continue;
+        }
+        if (std::string_view("\"\\/bfnrt").find(esc) == std::string_view::npos)
+          return fail("invalid escape");
+        if (out) *out += esc;
+        ++i_;
+        continue;
+      }
+      if (out) *out += c;
+      ++i_;
+    }
+  }
+  bool number() {
+    size_t start = i_;
+    if (t_[i_] == '-') ++i_;
+    if (t_.substr(i_, 8) == "Infinity") { // old json.dumps output, tolerated
+      i_ += 8;
+      return true;
+    }
+    auto digits = [&] {
+      size_t s = i_;
+      while (i_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[i_]))) ++i_;
+      return i_ > s;
+    };
+    if (!digits()) return fail("invalid number");
+    if (i_ < t_.size() && t_[i_] == '.') {
+      ++i_;
+      if (!digits()) return fail("invalid number");
+    }
+    if (i_ < t_.size() && (t_[i_] == 'e' || t_[i_] == 'E')) {
+      ++i_;
+      if (i_ < t_.size() && (t_[i_] == '+' || t_[i_] == '-')) ++i_;
+      if (!digits()) return fail("invalid number");
+    }
+    (void)start;
+    return true;
+  }
+  bool value(int depth) {
+    if (depth > 1000) return fail("nesting too deep");
+    if (i_ >= t_.size()) return fail("expected a value");
+    char c = t_[i_];
+    switch (c) {
+    case '{': {
+      ++i_;
+      skipSpace();
+      if (i_ < t_.size() && t_[i_] == '}') {
+        ++i_;
+        return true;
+      }
+      while (true) {
+        skipSpace();
+        if (i_ >= t_.size() || t_[i_] != '"') return fail("expected an object key");
+        std::string key;
+        if (!string(&key)) return false;
+        skipSpace();
+        if (i_ >= t_.size() || t_[i_] != ':') return fail("expected ':'");
+        ++i_;
+        skipSpace();
+        path_.push_back(key);
+        if (!value(depth + 1)) return false;
+        path_.pop_back();
+        skipSpace();
+        if (i_ < t_.size() && t_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < t_.size() && t_[i_] == '}') {
+          ++i_;
+          return true;
+        }
+        return fail("expected ',' or '}'");
+      }
+    }
+    case '[': {
+      ++i_;
+      skipSpace();
+      if (i_ < t_.size() && t_[i_] == ']') {
+        ++i_;
+        return true;
+      }
+      for (size_t index = 0;; ++index) {
+        skipSpace();
+        path_.push_back(std::to_string(index));
+        if (!value(depth + 1)) return false;
+        path_.pop_back();
+        skipSpace();
+        if (i_ < t_.size() && t_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < t_.size() && t_[i_] == ']') {
+          ++i_;
+          return true;
+        }
+        return fail("expected ',' or ']'");
+      }
+    }
+    case '"': return string(nullptr);
+    case 't': return literal("true");
+    case 'f': return literal("false");
+    case 'n': return literal("null");
+    case 'N': return literal("NaN");
+    case 'I': return literal("Infinity");
+    default:
+      if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number();
+      return fail("expected a value");
+    }
+  }
+
+  std::string_view t_;
+  size_t i_ = 0;
+  std::vector<std::string> path_;
+  std::string message_;
+  size_t errorAt_ = 0;
+};
+
+} // namespace
+
+bool locateSyntaxError(std::string_view text, std::string &pointer, size_t &offset,
+                       std::string &message) {
+  Locator locator(text);
+  if (locator.run()) return false;
+  pointer = locator.pointer();
+  offset = locator.offset();
+  message = locator.message();
+  return true;
+}
+
+simdjson::padded_string loadPadded(const std::string &path) {
+  if (path == "-") {
+    std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return simdjson::padded_string(data);
+  }
+  simdjson::padded_string buffer;
+  auto error = simdjson::padded_string::load(path).get(buffer);
+  if (error) throw Error("cannot read file", path);
+  return buffer;
+}
+
+Document::Document(std::string_view text, const std::string &file) : buffer_(text) { parse(file); }
+
+Document::Document(simdjson::padded_string buffer, const std::string &file)
+    : buffer_(std::move(buffer)) {
+  parse(file);
+}
+
+void Document::parse(const std::string &file) {
+  auto error = parser_.parse(buffer_.data(), buffer_.size(), false).get(root_);
+  if (!error) {
+    // The DOM holds its own copies of every string, so the text can go now;
+    // for a 65 MB program that is 65 MB off the peak.
+    buffer_ = simdjson::padded_string();
+    return;
+  }
+  if (error == simdjson::MEMALLOC || error == simdjson::CAPACITY)
+    throw Error(std::string("cannot parse JSON: ") + simdjson::error_message(error), file);
+
+  std::string_view original(buffer_.data(), buffer_.size());
+  std::string pointer, message;
+  size_t offset = 0;
+  if (locateSyntaxError(original, pointer, offset, message))
+    throw Error("invalid JSON at byte " + std::to_string(offset) + ": " + message, file,
+                pointer.empty() ? std::string("/") : pointer);
+
+  // The text is valid apart from bare non-finite tokens, or simdjson refused
+  // something our checker allows (bad UTF-8, huge numbers).
+  std::string quoted;
+  if (quoteBareNonFiniteTokens(original, quoted)) {
+    buffer_ = simdjson::padded_string(quoted);
+    auto retry = parser_.parse(buffer_.data(), buffer_.size(), false).get(root_);
+    if (!retry) {
+      buffer_ = simdjson::padded_string();
+      return;
+    }
+    error = retry;
+  }
+  throw Error(std::string("invalid JSON: ") + simdjson::error_message(error), file, "/");
+}
+
+} // namespace exir::json

@@ -1,0 +1,138 @@
+//===- Serde/JsonDom.h - simdjson DOM helpers with JSON-pointer errors -*- C++ -*-===//
+//
+// Internal to lib/Serde. Readers walk a simdjson DOM and keep a cheap stack of
+// path segments; only when something is wrong is the stack rendered as a JSON
+// pointer (RFC 6901) for the one-line error. Syntax errors, which simdjson
+// reports without a position, are located by a slow second pass that only runs
+// on failure.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Support/Error.h"
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace exir::json {
+
+using Element = simdjson::dom::element;
+using Object = simdjson::dom::object;
+using Array = simdjson::dom::array;
+
+/// A stack of object keys / array indices leading to the current element.
+class Path {
+public:
+  Path() { segments_.reserve(64); }
+  void pushKey(std::string_view key) { segments_.push_back({key, -1}); }
+  void pushIndex(int64_t index) { segments_.push_back({{}, index}); }
+  void pop() { segments_.pop_back(); }
+  /// Replace the last segment (iterating over fields or elements).
+  void setKey(std::string_view key) { segments_.back() = {key, -1}; }
+  void setIndex(int64_t index) { segments_.back() = {{}, index}; }
+  /// "/graph_module/graph/nodes/12" ("" for the document root).
+  std::string pointer() const { return pointer(0); }
+  /// The pointer without its last `drop` segments.
+  std::string pointer(size_t drop) const;
+  void setPrefix(std::string prefix) { prefix_ = std::move(prefix); }
+
+private:
+  struct Segment {
+    std::string_view key;
+    int64_t index;
+  };
+  std::vector<Segment> segments_;
+  std::string prefix_;
+};
+
+/// Escapes one JSON-pointer reference token ('~' -> "~0", '/' -> "~1").
+std::string escapePointerToken(std::string_view token);
+
+/// "an object", "a string", ... for messages of the form "expected X, found Y".
+const char *describe(Element e);
+
+/// Typed access to DOM elements; failures throw exir::Error at the current path.
+class Reader {
+public:
+  explicit Reader(std::string file = {}) : file_(std::move(file)) {}
+
+  Path &path() { return path_; }
+  const std::string &file() const { return file_; }
+
+  [[noreturn]] void fail(const std::string &message) const;
+  /// Fails at the parent of the current element (e.g. a union object when the
+  /// member's key is already on the path).
+  [[noreturn]] void failAtParent(const std::string &message) const;
+  [[noreturn]] void expected(const char *what, Element found) const;
+
+  Object object(Element e) const;
+  Array array(Element e) const;
+  std::string_view string(Element e) const;
+  int64_t integer(Element e) const;
+  bool boolean(Element e) const;
+  /// A float field: any JSON number, or the strings Python's float() accepts
+  /// ("Infinity", "-Infinity", "inf", "NaN", "1.5", ...).
+  double real(Element e) const;
+  bool isNull(Element e) const { return e.type() == simdjson::dom::element_type::NULL_VALUE; }
+
+  /// RAII scope for one path segment.
+  struct KeyScope {
+    KeyScope(Reader &r, std::string_view key) : r(r) { r.path_.pushKey(key); }
+    ~KeyScope() { r.path_.pop(); }
+    Reader &r;
+  };
+  struct IndexScope {
+    IndexScope(Reader &r, int64_t index) : r(r) { r.path_.pushIndex(index); }
+    ~IndexScope() { r.path_.pop(); }
+    Reader &r;
+  };
+  /// One path segment that a loop updates per field / element (cheaper than
+  /// a push and pop each time).
+  struct LoopScope {
+    explicit LoopScope(Reader &r) : r(r) { r.path_.pushIndex(0); }
+    ~LoopScope() { r.path_.pop(); }
+    void key(std::string_view k) { r.path_.setKey(k); }
+    void index(int64_t i) { r.path_.setIndex(i); }
+    Reader &r;
+  };
+
+private:
+  mutable Path path_;
+  std::string file_;
+};
+
+/// Owns the parser and the padded input of one document.
+class Document {
+public:
+  /// Parses `text`. Bare Infinity / -Infinity / NaN tokens (old json.dumps
+  /// output) are accepted by quoting them before a retry. Syntax errors throw
+  /// exir::Error with the JSON pointer and byte offset of the problem.
+  Document(std::string_view text, const std::string &file);
+  /// Takes an already padded buffer (see loadPadded) without copying it.
+  Document(simdjson::padded_string buffer, const std::string &file);
+  Document(const Document &) = delete;
+  Document &operator=(const Document &) = delete;
+
+  Element root() const { return root_; }
+
+private:
+  void parse(const std::string &file);
+
+  simdjson::padded_string buffer_;
+  simdjson::dom::parser parser_;
+  Element root_;
+};
+
+/// Reads a file ("-" = stdin) into a simdjson padded buffer.
+simdjson::padded_string loadPadded(const std::string &path);
+
+/// Locates a syntax error by a slow character scan: the JSON pointer of the
+/// innermost container and the byte offset. Returns false if the text is valid.
+bool locateSyntaxError(std::string_view text, std::string &pointer, size_t &offset,
+                       std::string &message);
+
+} // namespace exir::json

@@ -1,0 +1,258 @@
+//===- Serde/JsonWriter.cpp - Streaming JSON writer in Python's style -----===//
+//
+// Number and string formatting that matches CPython's json module: repr() of
+// floats (shortest round-trip digits, exponent form outside 1e-4 <= |x| < 1e16)
+// and ensure_ascii escaping with lower-case hex and surrogate pairs.
+//
+//===----------------------------------------------------------------------===//
+#include "Serde/JsonWriter.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace exir {
+
+namespace {
+// True if any of the 8 bytes needs escaping: < 0x20, '"', '\\', or >= 0x7F.
+inline bool wordNeedsEscape(uint64_t w) {
+  constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  auto hasZeroByte = [](uint64_t v) { return (v - ones) & ~v & highs; };
+  uint64_t control = (w - ones * 0x20) & ~w & highs; // bytes < 0x20 (for bytes < 0x80)
+  uint64_t quote = hasZeroByte(w ^ (ones * '"'));
+  uint64_t backslash = hasZeroByte(w ^ (ones * '\\'));
+  uint64_t del = hasZeroByte(w ^ (ones * 0x7F));
+  return (control | quote | backslash | del | (w & highs)) != 0;
+}
+} // namespace
+
+void JsonWriter::put(const char *p, size_t n) {
+  std::memcpy(room(n), p, n);
+  size_ += n;
+}
+
+void JsonWriter::open(char c) {
+  beforeValue();
+  put(c);
+  first_.push_back(true);
+}
+
+void JsonWriter::close(char c) {
+  first_.pop_back();
+  put(c);
+}
+
+void JsonWriter::putString(std::string_view s) {
+  // Fast path: plain printable ASCII is copied as is.
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (wordNeedsEscape(w)) break;
+  }
+  for (; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') break;
+  }
+  if (i == s.size()) {
+    char *p = room(s.size() + 2);
+    p[0] = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    size_ += s.size() + 2;
+    return;
+  }
+  std::string escaped;
+  appendJsonString(escaped, s);
+  put(escaped.data(), escaped.size());
+}
+
+void JsonWriter::key(std::string_view name) {
+  if (!first_.back()) put(", ", 2);
+  first_.back() = false;
+  putString(name);
+  put(": ", 2);
+  afterKey_ = true;
+}
+
+void JsonWriter::null() {
+  beforeValue();
+  put("null", 4);
+}
+
+void JsonWriter::boolean(bool v) {
+  beforeValue();
+  if (v) put("true", 4);
+  else put("false", 5);
+}
+
+void JsonWriter::integer(int64_t v) {
+  beforeValue();
+  char *p = room(24);
+  size_ += static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p);
+}
+
+void JsonWriter::unsignedInteger(uint64_t v) {
+  beforeValue();
+  char *p = room(24);
+  size_ += static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p);
+}
+
+void JsonWriter::real(double v) {
+  beforeValue();
+  if (std::isnan(v)) {
+    put("\"NaN\"", 5);
+  } else if (std::isinf(v)) {
+    if (v > 0) put("\"Infinity\"", 10);
+    else put("\"-Infinity\"", 11);
+  } else {
+    std::string repr;
+    appendPythonFloatRepr(repr, v);
+    put(repr.data(), repr.size());
+  }
+}
+
+void JsonWriter::string(std::string_view s) {
+  beforeValue();
+  putString(s);
+}
+
+void appendPythonFloatRepr(std::string &out, double v) {
+  if (v == 0) {
+    out += std::signbit(v) ? "-0.0" : "0.0";
+    return;
+  }
+  // Shortest round-trip digits in scientific form: [-]d[.ddd]e[+-]x.
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  const char *p = buf;
+  if (*p == '-') {
+    out += '-';
+    ++p;
+  }
+  char digits[32];
+  size_t ndigits = 0;
+  for (; p < res.ptr && *p != 'e'; ++p)
+    if (*p != '.') digits[ndigits++] = *p;
+  int exponent = 0;
+  std::from_chars(p + 1 + (p[1] == '+'), res.ptr, exponent);
+  while (ndigits > 1 && digits[ndigits - 1] == '0') --ndigits;
+
+  // CPython switches to exponent notation when decpt <= -4 or decpt > 16,
+  // where the value is 0.d1d2... * 10^decpt.
+  int decpt = exponent + 1;
+  if (decpt <= -4 || decpt > 16) {
+    out += digits[0];
+    if (ndigits > 1) {
+      out += '.';
+      out.append(digits + 1, ndigits - 1);
+    }
+    out += 'e';
+    out += exponent < 0 ? '-' : '+';
+    int magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude < 10) out += '0';
+    char ebuf[8];
+    auto eres = std::to_chars(ebuf, ebuf + sizeof ebuf, magnitude);
+    out.append(ebuf, eres.ptr);
+    return;
+  }
+  if (decpt <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-decpt), '0');
+    out.append(digits, ndigits);
+  } else if (static_cast<size_t>(decpt) >= ndigits) {
+    out.append(digits, ndigits);
+    out.append(static_cast<size_t>(decpt) - ndigits, '0');
+    out += ".0";
+  } else {
+    out.append(digits, static_cast<size_t>(decpt));
+    out += '.';
+    out.append(digits + decpt, ndigits - static_cast<size_t>(decpt));
+  }
+}
+
+namespace {
+const char kHex[] = "0123456789abcdef";
+
+void appendEscapedUnit(std::string &out, uint32_t unit) {
+  char buf[6] = {'\\', 'u', kHex[(unit >> 12) & 15], kHex[(unit >> 8) & 15], kHex[(unit >> 4) & 15],
+                 kHex[unit & 15]};
+  out.append(buf, 6);
+}
+
+// Decodes one UTF-8 sequence at s[i]; returns the code point and advances i.
+// Invalid bytes decode as themselves (Latin-1), which keeps output valid JSON.
+uint32_t decodeUtf8(std::string_view s, size_t &i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char b0 = byte(i);
+  auto continuation = [&](size_t k) { return k < s.size() && (byte(k) & 0xC0) == 0x80; };
+  if (b0 >= 0xC2 && b0 <= 0xDF && continuation(i + 1)) {
+    uint32_t cp = ((b0 & 0x1Fu) << 6) | (byte(i + 1) & 0x3Fu);
+    i += 2;
+    return cp;
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF && continuation(i + 1) && continuation(i + 2)) {
+    uint32_t cp = ((b0 & 0x0Fu) << 12) | ((byte(i + 1) & 0x3Fu) << 6) | (byte(i + 2) & 0x3Fu);
+    if (cp >= 0x800) {
+      i += 3;
+      return cp;
+    }
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4 && continuation(i + 1) && continuation(i + 2) && continuation(i + 3)) {
+    uint32_t cp = ((b0 & 0x07u) << 18) | ((byte(i + 1) & 0x3Fu) << 12) |
+                  ((byte(i + 2) & 0x3Fu) << 6) | (byte(i + 3) & 0x3Fu);
+    if (cp >= 0x10000 && cp <= 0x10FFFF) {
+      i += 4;
+      return cp;
+    }
+  }
+  i += 1;
+  return b0;
+}
+} // namespace
+
+
+void appendJsonString(std::string &out, std::string_view s) {
+  out += '"';
+  size_t i = 0, runStart = 0;
+  while (i < s.size()) {
+    // Skip 8 plain bytes at a time; most names and metadata need no escaping.
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (wordNeedsEscape(w)) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    out.append(s.data() + runStart, i - runStart);
+    switch (c) {
+    case '"': out += "\\\""; ++i; break;
+    case '\\': out += "\\\\"; ++i; break;
+    case '\n': out += "\\n"; ++i; break;
+    case '\r': out += "\\r"; ++i; break;
+    case '\t': out += "\\t"; ++i; break;
+    case '\b': out += "\\b"; ++i; break;
+    case '\f': out += "\\f"; ++i; break;
+    default: {
+      uint32_t cp = c < 0x80 ? (++i, c) : decodeUtf8(s, i);
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        appendEscapedUnit(out, 0xD800 + (cp >> 10));
+        appendEscapedUnit(out, 0xDC00 + (cp & 0x3FF));
+      } else {
+        appendEscapedUnit(out, cp);
+      }
+    }
+    }
+    runStart = i;
+  }
+  out.append(s.data() + runStart, s.size() - runStart);
+  out += '"';
+}
+
+} // namespace exir

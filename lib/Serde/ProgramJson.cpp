@@ -1,0 +1,454 @@
+//===- Serde/ProgramJson.cpp - The stage artifact ("program JSON") --------===//
+//
+// Reader and writer of the artifact described in schema/artifact.md. Methods
+// reuse the ExportedProgram reader/writer, so a method inside an artifact is
+// byte for byte what torch.export would write for it.
+//
+//===----------------------------------------------------------------------===//
+#include "Serde/ProgramJson.h"
+#include "Serde/ExportJsonDom.h"
+#include "Serde/JsonWriter.h"
+#include "Support/Hash.h"
+
+#include <filesystem>
+
+namespace exir {
+
+using json::Element;
+using json::Reader;
+namespace fs = std::filesystem;
+
+namespace {
+
+using KeyScope = Reader::KeyScope;
+using IndexScope = Reader::IndexScope;
+
+template <typename F> void forEachField(Reader &r, json::Object o, F &&f) {
+  for (auto field : o) {
+    KeyScope scope(r, field.key);
+    f(field.key, field.value);
+  }
+}
+
+uint64_t readUnsigned(Reader &r, Element e) {
+  if (e.is_uint64()) return e.get_uint64().value_unsafe();
+  int64_t v = r.integer(e);
+  if (v < 0) r.fail("expected a non-negative integer, found " + std::to_string(v));
+  return static_cast<uint64_t>(v);
+}
+
+std::vector<uint64_t> readUnsignedList(Reader &r, Element e) {
+  std::vector<uint64_t> out;
+  int64_t index = 0;
+  for (Element item : r.array(e)) {
+    IndexScope scope(r, index++);
+    out.push_back(readUnsigned(r, item));
+  }
+  return out;
+}
+
+std::vector<int64_t> readIntList(Reader &r, Element e) {
+  std::vector<int64_t> out;
+  int64_t index = 0;
+  for (Element item : r.array(e)) {
+    IndexScope scope(r, index++);
+    out.push_back(r.integer(item));
+  }
+  return out;
+}
+
+Element requireField(Reader &r, json::Object o, const char *name, const char *what) {
+  auto v = o.at_key(name);
+  if (v.error()) r.fail(std::string("missing required field '") + name + "' of " + what);
+  return v.value_unsafe();
+}
+
+class ArtifactReader {
+public:
+  ArtifactReader(Reader &r, fs::path baseDirectory) : r_(r), base_(std::move(baseDirectory)) {}
+
+  Program program(Element e);
+
+private:
+  DataRef dataRef(Element e);
+  ConstantTensor constant(Element e);
+  Delegate delegate(Element e);
+  MemoryPlan memoryPlan(Element e);
+
+  Reader &r_;
+  fs::path base_;
+};
+
+DataRef ArtifactReader::dataRef(Element e) {
+  json::Object o = r_.object(e);
+  DataRef ref;
+  auto inlineField = o.at_key("inline");
+  if (!inlineField.error()) {
+    KeyScope scope(r_, "inline");
+    std::string_view text = r_.string(inlineField.value_unsafe());
+    try {
+      ref.inlineBytes = base64Decode(text);
+    } catch (const Error &err) {
+      r_.fail("invalid base64 in inline data: " + err.message());
+    }
+  }
+  bool haveLength = false;
+  forEachField(r_, o, [&](std::string_view k, Element v) {
+    if (k == "file") {
+      fs::path file(std::string(r_.string(v)));
+      ref.file = (file.is_absolute() ? file : base_ / file).lexically_normal().string();
+    } else if (k == "offset") {
+      ref.offset = readUnsigned(r_, v);
+    } else if (k == "length") {
+      ref.length = readUnsigned(r_, v);
+      haveLength = true;
+    } else if (k == "sha256") {
+      if (!r_.isNull(v)) ref.sha256 = std::string(r_.string(v));
+    }
+  });
+  if (ref.inlineBytes && !ref.file.empty()) r_.fail("DataRef has both 'file' and 'inline'");
+  if (!ref.inlineBytes && ref.file.empty()) r_.fail("DataRef needs either 'file' or 'inline'");
+  if (ref.inlineBytes) {
+    if (haveLength && ref.length != ref.inlineBytes->size())
+      r_.fail("inline data is " + std::to_string(ref.inlineBytes->size()) +
+              " bytes but 'length' says " + std::to_string(ref.length));
+    ref.length = ref.inlineBytes->size();
+  } else if (!haveLength) {
+    r_.fail("missing required field 'length' of DataRef");
+  }
+  return ref;
+}
+
+ConstantTensor ArtifactReader::constant(Element e) {
+  json::Object o = r_.object(e);
+  ConstantTensor c;
+  {
+    Element dtype = requireField(r_, o, "dtype", "constant");
+    KeyScope scope(r_, "dtype");
+    c.dtype = scalarTypeFromDom(dtype, r_);
+  }
+  Element sizes = requireField(r_, o, "sizes", "constant");
+  Element data = requireField(r_, o, "data", "constant");
+  {
+    KeyScope scope(r_, "sizes");
+    c.sizes = readIntList(r_, sizes);
+  }
+  auto strides = o.at_key("strides");
+  if (!strides.error()) {
+    KeyScope scope(r_, "strides");
+    c.strides = readIntList(r_, strides.value_unsafe());
+  } else {
+    std::vector<SymInt> sizes;
+    for (int64_t size : c.sizes) sizes.push_back(SymInt::of(size));
+    for (const auto &stride : TensorMeta::contiguousStrides(sizes)) c.strides.push_back(stride.value);
+  }
+  auto offset = o.at_key("storage_offset");
+  if (!offset.error()) {
+    KeyScope scope(r_, "storage_offset");
+    c.storageOffset = r_.integer(offset.value_unsafe());
+  }
+  KeyScope scope(r_, "data");
+  c.data = dataRef(data);
+  return c;
+}
+
+Delegate ArtifactReader::delegate(Element e) {
+  json::Object o = r_.object(e);
+  Delegate d;
+  {
+    Element id = requireField(r_, o, "backend_id", "delegate");
+    KeyScope scope(r_, "backend_id");
+    d.backendId = std::string(r_.string(id));
+  }
+  Element processed = requireField(r_, o, "processed", "delegate");
+  forEachField(r_, o, [&](std::string_view k, Element v) {
+    if (k == "compile_specs") {
+      int64_t index = 0;
+      for (Element spec : r_.array(v)) {
+        IndexScope indexScope(r_, index++);
+        json::Object so = r_.object(spec);
+        CompileSpec cs;
+        {
+          Element key = requireField(r_, so, "key", "compile spec");
+          KeyScope keyScope(r_, "key");
+          cs.key = std::string(r_.string(key));
+        }
+        Element value = requireField(r_, so, "value", "compile spec");
+        KeyScope valueScope(r_, "value");
+        try {
+          cs.value = base64Decode(r_.string(value));
+        } catch (const Error &err) {
+          r_.fail("invalid base64 in compile spec value: " + err.message());
+        }
+        d.compileSpecs.push_back(std::move(cs));
+      }
+    } else if (k == "processed") {
+      d.processed = dataRef(processed);
+    } else if (k == "original_module") {
+      if (!r_.isNull(v)) d.original = std::make_shared<ExportedProgram>(exportedProgramFromDom(v, r_));
+    }
+  });
+  return d;
+}
+
+MemoryPlan ArtifactReader::memoryPlan(Element e) {
+  json::Object o = r_.object(e);
+  MemoryPlan plan;
+  forEachField(r_, o, [&](std::string_view k, Element v) {
+    if (k == "algorithm") plan.algorithm = std::string(r_.string(v));
+    else if (k == "alignment") plan.alignment = readUnsigned(r_, v);
+    else if (k == "buffer_sizes") plan.bufferSizes = readUnsignedList(r_, v);
+    else if (k == "lower_bounds") plan.lowerBounds = readUnsignedList(r_, v);
+    else if (k == "allocations") {
+      forEachField(r_, r_.object(v), [&](std::string_view name, Element placement) {
+        json::Array a = r_.array(placement);
+        if (a.size() != 2) r_.fail("expected [mem_id, offset], found an array of " + std::to_string(a.size()));
+        Allocation alloc;
+        uint64_t memId = readUnsigned(r_, a.at(0).value_unsafe());
+        if (memId == 0 || memId > UINT32_MAX) r_.fail("mem_id must be >= 1, found " + std::to_string(memId));
+        alloc.memId = static_cast<uint32_t>(memId);
+        alloc.offset = readUnsigned(r_, a.at(1).value_unsafe());
+        plan.allocations.set(std::string(name), alloc);
+      });
+    }
+  });
+  return plan;
+}
+
+Program ArtifactReader::program(Element e) {
+  json::Object o = r_.object(e);
+  Program p;
+  {
+    Element format = requireField(r_, o, "format", "program artifact");
+    KeyScope scope(r_, "format");
+    std::string_view name = r_.string(format);
+    if (name != kArtifactFormat)
+      r_.fail("unknown artifact format '" + std::string(name) + "' (expected '" + kArtifactFormat + "')");
+  }
+  {
+    Element version = requireField(r_, o, "format_version", "program artifact");
+    KeyScope scope(r_, "format_version");
+    int64_t v = r_.integer(version);
+    if (v < 1 || v > kArtifactFormatVersion)
+      r_.fail("unsupported format_version " + std::to_string(v) + " (this reader knows version " +
+              std::to_string(kArtifactFormatVersion) + ")");
+  }
+  {
+    Element stage = requireField(r_, o, "stage", "program artifact");
+    KeyScope scope(r_, "stage");
+    std::string name(r_.string(stage));
+    auto s = stageFromName(name);
+    if (!s) r_.fail("unknown stage '" + name + "' (expected aten, edge, delegated or planned)");
+    p.stage = *s;
+  }
+  Element methods = requireField(r_, o, "methods", "program artifact");
+  {
+    KeyScope scope(r_, "methods");
+    forEachField(r_, r_.object(methods), [&](std::string_view name, Element ep) {
+      p.methods.set(std::string(name), Method{exportedProgramFromDom(ep, r_), std::nullopt});
+    });
+  }
+  forEachField(r_, o, [&](std::string_view k, Element v) {
+    if (k == "constants") {
+      forEachField(r_, r_.object(v), [&](std::string_view fqn, Element c) {
+        p.constants.set(std::string(fqn), constant(c));
+      });
+    } else if (k == "delegates") {
+      forEachField(r_, r_.object(v), [&](std::string_view name, Element d) {
+        p.delegates.set(std::string(name), delegate(d));
+      });
+    } else if (k == "memory_plans") {
+      forEachField(r_, r_.object(v), [&](std::string_view method, Element plan) {
+        Method *m = p.methods.find(std::string(method));
+        if (!m) r_.fail("memory plan for unknown method '" + std::string(method) + "'");
+        m->plan = memoryPlan(plan);
+      });
+    }
+  });
+  p.baseDirectory = base_.string();
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+class ArtifactWriter {
+public:
+  ArtifactWriter(JsonWriter &w, const Program &p, const std::string &outputDir) : w_(w), p_(p) {
+    if (!outputDir.empty()) outputDir_ = fs::absolute(outputDir).lexically_normal();
+    base_ = fs::absolute(p.baseDirectory.empty() ? "." : p.baseDirectory).lexically_normal();
+  }
+
+  void write();
+
+private:
+  std::string pathFor(const std::string &file) const {
+    fs::path path(file);
+    if (!path.is_absolute()) path = base_ / path;
+    path = path.lexically_normal();
+    if (outputDir_.empty()) return path.string();
+    fs::path relative = path.lexically_relative(outputDir_);
+    return relative.empty() ? path.string() : relative.string();
+  }
+  void dataRef(const DataRef &ref) {
+    w_.beginObject();
+    if (ref.inlineBytes) {
+      w_.field("inline", base64Encode(*ref.inlineBytes));
+      w_.key("length");
+      w_.unsignedInteger(ref.inlineBytes->size());
+    } else {
+      w_.field("file", pathFor(ref.file));
+      w_.key("offset");
+      w_.unsignedInteger(ref.offset);
+      w_.key("length");
+      w_.unsignedInteger(ref.length);
+      if (!ref.sha256.empty()) w_.field("sha256", ref.sha256);
+    }
+    w_.endObject();
+  }
+  void unsignedList(const std::vector<uint64_t> &list) {
+    w_.beginArray();
+    for (uint64_t v : list) w_.unsignedInteger(v);
+    w_.endArray();
+  }
+  void intList(const std::vector<int64_t> &list) {
+    w_.beginArray();
+    for (int64_t v : list) w_.integer(v);
+    w_.endArray();
+  }
+
+  JsonWriter &w_;
+  const Program &p_;
+  fs::path outputDir_, base_;
+};
+
+void ArtifactWriter::write() {
+  w_.beginObject();
+  w_.field("format", kArtifactFormat);
+  w_.fieldInt("format_version", kArtifactFormatVersion);
+  w_.field("stage", stageName(p_.stage));
+  w_.key("methods");
+  w_.beginObject();
+  for (const auto &[name, method] : p_.methods) {
+    w_.key(name);
+    writeExportedProgramJson(method.program, w_);
+  }
+  w_.endObject();
+
+  w_.key("constants");
+  w_.beginObject();
+  for (const auto &[fqn, c] : p_.constants) {
+    w_.key(fqn);
+    w_.beginObject();
+    w_.fieldInt("dtype", scalarTypeToSerialized(c.dtype));
+    w_.key("sizes");
+    intList(c.sizes);
+    w_.key("strides");
+    intList(c.strides);
+    w_.fieldInt("storage_offset", c.storageOffset);
+    w_.key("data");
+    dataRef(c.data);
+    w_.endObject();
+  }
+  w_.endObject();
+
+  w_.key("delegates");
+  w_.beginObject();
+  for (const auto &[name, d] : p_.delegates) {
+    w_.key(name);
+    w_.beginObject();
+    w_.field("backend_id", d.backendId);
+    w_.key("compile_specs");
+    w_.beginArray();
+    for (const auto &spec : d.compileSpecs) {
+      w_.beginObject();
+      w_.field("key", spec.key);
+      w_.field("value", base64Encode(spec.value));
+      w_.endObject();
+    }
+    w_.endArray();
+    w_.key("processed");
+    dataRef(d.processed);
+    w_.key("original_module");
+    if (d.original) writeExportedProgramJson(*d.original, w_);
+    else w_.null();
+    w_.endObject();
+  }
+  w_.endObject();
+
+  w_.key("memory_plans");
+  w_.beginObject();
+  for (const auto &[name, method] : p_.methods) {
+    if (!method.plan) continue;
+    const MemoryPlan &plan = *method.plan;
+    w_.key(name);
+    w_.beginObject();
+    w_.field("algorithm", plan.algorithm);
+    w_.key("alignment");
+    w_.unsignedInteger(plan.alignment);
+    w_.key("buffer_sizes");
+    unsignedList(plan.bufferSizes);
+    w_.key("lower_bounds");
+    unsignedList(plan.lowerBounds);
+    w_.key("allocations");
+    w_.beginObject();
+    for (const auto &[tensor, alloc] : plan.allocations) {
+      w_.key(tensor);
+      w_.beginArray();
+      w_.unsignedInteger(alloc.memId);
+      w_.unsignedInteger(alloc.offset);
+      w_.endArray();
+    }
+    w_.endObject();
+    w_.endObject();
+  }
+  w_.endObject();
+  w_.endObject();
+}
+
+} // namespace
+
+Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory) {
+  fs::path base = fs::absolute(baseDirectory.empty() ? "." : baseDirectory).lexically_normal();
+  return ArtifactReader(reader, base).program(e);
+}
+
+Program readProgramJson(std::string_view text, const std::string &file, const std::string &baseDirectory) {
+  json::Document doc(text, file);
+  Reader reader(file);
+  return programFromDom(doc.root(), reader, baseDirectory);
+}
+
+void writeProgramJson(const Program &program, const std::string &outputDir, JsonWriter &writer) {
+  ArtifactWriter(writer, program, outputDir).write();
+}
+
+std::string writeProgramJsonString(const Program &program, const std::string &outputDir) {
+  JsonWriter writer;
+  size_t estimate = 4096 + 256 * (program.constants.size() + program.delegates.size());
+  for (const auto &[name, method] : program.methods) estimate += estimateJsonSize(method.program);
+  writer.reserve(estimate);
+  writeProgramJson(program, outputDir, writer);
+  std::string out = writer.take();
+  out += '\n';
+  return out;
+}
+
+Program programFromExportedProgram(ExportedProgram ep, Stage stage) {
+  Program p;
+  p.stage = stage;
+  p.methods.set("forward", Method{std::move(ep), std::nullopt});
+  return p;
+}
+
+Stage guessStage(const ExportedProgram &ep) {
+  for (const auto &node : ep.graph.nodes) {
+    OpTarget target = parseTarget(node.target);
+    if (target.dialect == TargetDialect::Edge || target.dialect == TargetDialect::Backend)
+      return Stage::Edge;
+  }
+  return Stage::Aten;
+}
+
+} // namespace exir

@@ -1,0 +1,336 @@
+//===- Serde/ProgramReader.cpp - Read any program input, write artifacts --===//
+//
+// Container detection follows torch-export-json.md §10: a PT2 archive has an
+// `archive_format` member under one root folder, a legacy export zip has a flat
+// `serialized_exported_program.json`, an ETRecord has `ETRECORD_V0`. Weights are
+// located, never read: PT2 raw payloads directly, torch.save pickles through
+// the nested zip's data.pkl.
+//
+//===----------------------------------------------------------------------===//
+#include "Serde/ProgramReader.h"
+#include "Serde/ExportJsonDom.h"
+#include "Serde/ProgramJson.h"
+#include "Serde/TorchPickle.h"
+#include "Serde/ZipArchive.h"
+#include "Support/FileIO.h"
+
+#include <cstring>
+#include <filesystem>
+
+namespace exir {
+
+namespace fs = std::filesystem;
+
+const char *inputFormatName(InputFormat format) {
+  switch (format) {
+  case InputFormat::ArtifactJson: return "program artifact JSON";
+  case InputFormat::ExportJson: return "torch.export JSON";
+  case InputFormat::Pt2Archive: return "PT2 archive";
+  case InputFormat::LegacyExportZip: return "legacy torch.export zip";
+  case InputFormat::ETRecord: return "ETRecord";
+  }
+  return "?";
+}
+
+namespace {
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool startsWith(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
+
+struct ArchiveLayout {
+  InputFormat format;
+  std::string root; // folder prefix every member name starts with ("" or "name/")
+};
+
+// The prefix before `leaf` if `name` is `leaf` directly under at most one folder.
+std::optional<std::string> rootOf(const std::string &name, const std::string &leaf) {
+  if (name == leaf) return std::string();
+  if (!endsWith(name, "/" + leaf)) return std::nullopt;
+  std::string root = name.substr(0, name.size() - leaf.size());
+  if (root.find('/') != root.size() - 1) return std::nullopt;
+  return root;
+}
+
+ArchiveLayout detectLayout(const ZipArchive &zip) {
+  for (const auto &m : zip.members()) {
+    if (auto root = rootOf(m.name, "archive_format")) {
+      std::string format = zip.read(m.name);
+      while (!format.empty() && std::isspace(static_cast<unsigned char>(format.back()))) format.pop_back();
+      if (format != "pt2")
+        throw Error("unsupported archive_format '" + format + "' (expected 'pt2')", zip.displayName());
+      return {InputFormat::Pt2Archive, *root};
+    }
+  }
+  for (const auto &m : zip.members()) {
+    if (auto root = rootOf(m.name, "serialized_exported_program.json"))
+      return {InputFormat::LegacyExportZip, *root};
+    if (m.name == "ETRECORD_V0") return {InputFormat::ETRecord, ""};
+  }
+  throw Error("zip archive is not a torch.export archive (no archive_format, "
+              "serialized_exported_program.json or ETRECORD_V0 member)",
+              zip.displayName());
+}
+
+ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
+  return readExportedProgramJson(zip.read(member), zip.displayName() + ":" + member);
+}
+
+std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &layout) {
+  std::vector<std::string> models;
+  std::string prefix = layout.root + "models/";
+  for (const auto &m : zip.members())
+    if (startsWith(m.name, prefix) && endsWith(m.name, ".json") &&
+        m.name.find('/', prefix.size()) == std::string::npos)
+      models.push_back(m.name.substr(prefix.size(), m.name.size() - prefix.size() - 5));
+  if (models.empty())
+    throw Error("PT2 archive has no models/*.json (an AOTInductor-only package?)", zip.displayName());
+  return models;
+}
+
+std::vector<std::pair<std::string, ExportedProgram>> archivePrograms(const ZipArchive &zip,
+                                                                     const ArchiveLayout &layout) {
+  std::vector<std::pair<std::string, ExportedProgram>> out;
+  switch (layout.format) {
+  case InputFormat::Pt2Archive:
+    for (const auto &model : pt2Models(zip, layout))
+      out.emplace_back(model, readMemberProgram(zip, layout.root + "models/" + model + ".json"));
+    break;
+  case InputFormat::LegacyExportZip:
+    out.emplace_back("serialized_exported_program",
+                     readMemberProgram(zip, layout.root + "serialized_exported_program.json"));
+    break;
+  case InputFormat::ETRecord:
+    for (const char *name : {"edge_dialect_exported_program", "exported_program"})
+      if (zip.find(name)) out.emplace_back(name, readMemberProgram(zip, name));
+    for (const auto &m : zip.members())
+      if (startsWith(m.name, "aten_dialect_output/") && !endsWith(m.name, "_state_dict") &&
+          !endsWith(m.name, "_constants") && !endsWith(m.name, "_example_inputs"))
+        out.emplace_back(m.name, readMemberProgram(zip, m.name));
+    if (out.empty()) throw Error("ETRecord holds no exported program", zip.displayName());
+    break;
+  default: break;
+  }
+  return out;
+}
+
+std::string absolutePath(const std::string &path) { return fs::absolute(path).lexically_normal().string(); }
+
+void addConstant(OrderedMap<ConstantTensor> &out, const std::string &fqn, ConstantTensor c,
+                 const std::string &where) {
+  if (const ConstantTensor *existing = out.find(fqn); existing && !(*existing == c))
+    throw Error("constant '" + fqn + "' is defined twice with different data", where);
+  out.set(fqn, std::move(c));
+}
+
+// Tensors of a torch.save zip stored as member `member` of `outer`.
+void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
+                           OrderedMap<ConstantTensor> &out) {
+  const ZipMember *m = outer.find(member);
+  if (!m || m->size == 0) return; // a zero-byte member is an empty dict
+  std::string where = outer.displayName() + ":" + member;
+  if (!m->stored) throw Error("nested torch.save archive is compressed; cannot reference its weights", where);
+  ZipArchive inner(outer.path(), outer.dataOffset(member), m->size, where);
+  std::optional<std::string> root;
+  for (const auto &im : inner.members())
+    if ((root = rootOf(im.name, "data.pkl"))) break;
+  if (!root) throw Error("torch.save archive has no data.pkl", where);
+  std::string file = absolutePath(outer.path());
+  for (auto &[key, tensor] : readPickledTensors(inner.read(*root + "data.pkl"), where + ":" + *root + "data.pkl")) {
+    if (tensor.fake) continue; // exported under FakeTensorMode: there are no bytes to reference
+    std::string storage = *root + "data/" + tensor.storageKey;
+    const ZipMember *sm = inner.find(storage);
+    if (!sm) throw Error("storage '" + storage + "' of tensor '" + key + "' is missing", where);
+    ConstantTensor c;
+    c.dtype = tensor.dtype;
+    c.sizes = tensor.sizes;
+    c.strides = tensor.strides;
+    c.storageOffset = tensor.storageOffset;
+    c.data.file = file;
+    c.data.offset = inner.dataOffset(storage);
+    c.data.length = sm->size;
+    addConstant(out, key, std::move(c), where);
+  }
+}
+
+std::vector<int64_t> staticInts(const std::vector<SymInt> &values, const std::string &fqn,
+                                const std::string &where) {
+  std::vector<int64_t> out;
+  for (const auto &v : values) {
+    if (v.isExpr) throw Error("constant '" + fqn + "' has a symbolic shape", where);
+    out.push_back(v.value);
+  }
+  return out;
+}
+
+// Raw payloads (torch 2.9+) described by a PayloadConfig member.
+void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const std::string &configMember,
+                         OrderedMap<ConstantTensor> &out) {
+  std::string where = zip.displayName() + ":" + configMember;
+  std::string configText = zip.read(configMember);
+  json::Document doc(std::string_view(configText), where);
+  json::Reader r(where);
+  json::Object root = r.object(doc.root());
+  auto config = root.at_key("config");
+  if (config.error()) r.fail("missing required field 'config' of PayloadConfig");
+  json::Reader::KeyScope configScope(r, "config");
+  std::string file = absolutePath(zip.path());
+  for (auto entry : r.object(config.value_unsafe())) {
+    json::Reader::KeyScope entryScope(r, entry.key);
+    std::string fqn(entry.key);
+    json::Object meta = r.object(entry.value);
+    std::string pathName;
+    bool usePickle = false;
+    std::optional<TensorMeta> tensorMeta;
+    for (auto field : meta) {
+      json::Reader::KeyScope fieldScope(r, field.key);
+      if (field.key == "path_name") pathName = r.string(field.value);
+      else if (field.key == "use_pickle") usePickle = r.boolean(field.value);
+      else if (field.key == "tensor_meta" && !r.isNull(field.value))
+        tensorMeta = tensorMetaFromDom(field.value, r);
+    }
+    if (pathName.empty()) r.fail("missing required field 'path_name' of PayloadMeta");
+    if (!tensorMeta) continue; // a TorchBind custom object, not a tensor
+    std::string member = folder + pathName;
+    if (usePickle) {
+      // A tensor subclass saved with torch.save: the member is itself a zip.
+      OrderedMap<ConstantTensor> pickled;
+      addTorchSaveConstants(zip, member, pickled);
+      if (pickled.size() != 1)
+        r.fail("pickled payload '" + pathName + "' does not hold exactly one plain tensor");
+      addConstant(out, fqn, pickled.begin()->second, where);
+      continue;
+    }
+    const ZipMember *m = zip.find(member);
+    if (!m) r.fail("payload member '" + member + "' is missing from the archive");
+    ConstantTensor c;
+    c.dtype = tensorMeta->dtype;
+    c.sizes = staticInts(tensorMeta->sizes, fqn, where);
+    c.strides = staticInts(tensorMeta->strides, fqn, where);
+    if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
+    c.storageOffset = tensorMeta->storageOffset.value;
+    c.data.file = file;
+    c.data.offset = zip.dataOffset(member);
+    c.data.length = m->size;
+    addConstant(out, fqn, std::move(c), where);
+  }
+}
+
+OrderedMap<ConstantTensor> archiveConstants(const ZipArchive &zip, const ArchiveLayout &layout) {
+  OrderedMap<ConstantTensor> out;
+  switch (layout.format) {
+  case InputFormat::Pt2Archive: {
+    if (const ZipMember *bo = zip.find(layout.root + "byteorder")) {
+      (void)bo;
+      std::string order = zip.read(layout.root + "byteorder");
+      if (startsWith(order, "big"))
+        throw Error("big-endian weights are not supported", zip.displayName() + ":" + layout.root + "byteorder");
+    }
+    for (const auto &model : pt2Models(zip, layout)) {
+      for (const char *kind : {"weights", "constants"}) {
+        std::string folder = layout.root + "data/" + kind + "/";
+        std::string config = folder + model + "_" + kind + "_config.json";
+        if (zip.find(config)) addPayloadConstants(zip, folder, config, out);
+        else addTorchSaveConstants(zip, folder + model + ".pt", out); // torch 2.8
+      }
+    }
+    break;
+  }
+  case InputFormat::LegacyExportZip:
+    for (const char *name : {"serialized_state_dict", "serialized_constants"})
+      for (const char *ext : {".pt", ".json"})
+        addTorchSaveConstants(zip, layout.root + name + ext, out);
+    break;
+  case InputFormat::ETRecord:
+    for (const char *name : {"edge_dialect_exported_program_state_dict", "edge_dialect_exported_program_constants"})
+      addTorchSaveConstants(zip, name, out);
+    if (!zip.find("edge_dialect_exported_program"))
+      for (const char *name : {"exported_program_state_dict", "exported_program_constants"})
+        addTorchSaveConstants(zip, name, out);
+    break;
+  default: break;
+  }
+  return out;
+}
+
+Program programFromArchive(const std::string &path) {
+  ZipArchive zip(path);
+  ArchiveLayout layout = detectLayout(zip);
+  auto programs = archivePrograms(zip, layout);
+  Program p;
+  if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {
+    for (auto &[model, ep] : programs) p.methods.set(model, Method{std::move(ep), std::nullopt});
+  } else {
+    // One program: the ETRecord lists its edge program first, which is the one we want.
+    p.methods.set("forward", Method{std::move(programs.front().second), std::nullopt});
+  }
+  p.stage = guessStage(p.methods.begin()->second.program);
+  p.constants = archiveConstants(zip, layout);
+  p.baseDirectory = fs::absolute(parentDirectory(path)).lexically_normal().string();
+  return p;
+}
+
+std::string jsonBaseDirectory(const std::string &path) {
+  return path == "-" ? fs::current_path().string() : parentDirectory(path);
+}
+
+// Refuses a zip piped through stdin: its weights need a file to point into.
+simdjson::padded_string loadJsonInput(const std::string &path) {
+  simdjson::padded_string text = json::loadPadded(path);
+  if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
+    throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
+                path);
+  return text;
+}
+
+} // namespace
+
+InputFormat detectInputFormat(const std::string &path) {
+  if (looksLikeZip(path)) {
+    ZipArchive zip(path);
+    return detectLayout(zip).format;
+  }
+  json::Document doc(loadJsonInput(path), path);
+  json::Reader r(path);
+  json::Object root = r.object(doc.root());
+  if (!root.at_key("format").error()) return InputFormat::ArtifactJson;
+  if (!root.at_key("graph_module").error()) return InputFormat::ExportJson;
+  throw Error("neither a program artifact (no 'format') nor a torch.export ExportedProgram "
+              "(no 'graph_module')",
+              path, "/");
+}
+
+Program readProgram(const std::string &path) {
+  if (looksLikeZip(path)) return programFromArchive(path);
+  json::Document doc(loadJsonInput(path), path);
+  json::Reader r(path);
+  json::Object root = r.object(doc.root());
+  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path));
+  if (!root.at_key("graph_module").error() || !root.at_key("schema_version").error()) {
+    Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r), Stage::Aten);
+    p.stage = guessStage(p.methods.begin()->second.program);
+    p.baseDirectory = fs::absolute(jsonBaseDirectory(path)).lexically_normal().string();
+    return p;
+  }
+  throw Error("neither a program artifact (no 'format') nor a torch.export ExportedProgram "
+              "(no 'graph_module')",
+              path, "/");
+}
+
+std::vector<std::pair<std::string, ExportedProgram>> readArchivePrograms(const std::string &path) {
+  ZipArchive zip(path);
+  return archivePrograms(zip, detectLayout(zip));
+}
+
+OrderedMap<ConstantTensor> readArchiveConstants(const std::string &path) {
+  ZipArchive zip(path);
+  return archiveConstants(zip, detectLayout(zip));
+}
+
+void writeProgram(const Program &program, const std::string &path) {
+  std::string text = writeProgramJsonString(program, path == "-" ? std::string() : parentDirectory(path));
+  writeFileAtomically(path, text);
+}
+
+} // namespace exir

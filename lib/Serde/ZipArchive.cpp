@@ -1,0 +1,108 @@
+//===- Serde/ZipArchive.cpp - Read-only zip archives (libzip side) --------===//
+#include "Serde/ZipArchive.h"
+#include "Support/Error.h"
+#include "Support/FileIO.h"
+
+#include <zip.h>
+
+#include <fstream>
+
+namespace exir {
+
+struct ZipArchive::Handle {
+  zip_t *zip = nullptr;
+  ~Handle() {
+    if (zip) zip_discard(zip);
+  }
+};
+
+ZipArchive::ZipArchive(const std::string &path, uint64_t start, std::optional<uint64_t> length,
+                       std::string displayName)
+    : path_(path), displayName_(displayName.empty() ? path : std::move(displayName)), start_(start),
+      handle_(std::make_unique<Handle>()) {
+  uint64_t total = fileSize(path);
+  if (start > total) throw Error("zip range starts past the end of the file", displayName_);
+  length_ = length ? *length : total - start;
+  if (length_ > total - start) throw Error("zip range extends past the end of the file", displayName_);
+  if (length_ == 0) throw Error("not a zip archive: it is empty", displayName_);
+
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t *source = zip_source_file_create(path.c_str(), start, static_cast<zip_int64_t>(length_), &error);
+  if (!source) {
+    std::string message = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    throw Error("cannot open zip archive: " + message, displayName_);
+  }
+  handle_->zip = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  if (!handle_->zip) {
+    zip_source_free(source);
+    std::string message = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    throw Error("not a valid zip archive: " + message, displayName_);
+  }
+  zip_error_fini(&error);
+
+  zip_int64_t count = zip_get_num_entries(handle_->zip, 0);
+  members_.reserve(static_cast<size_t>(count));
+  for (zip_int64_t i = 0; i < count; ++i) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(handle_->zip, static_cast<zip_uint64_t>(i), 0, &st) != 0)
+      throw Error("corrupt zip entry " + std::to_string(i) + ": " + zip_strerror(handle_->zip), displayName_);
+    ZipMember m;
+    m.name = st.name ? st.name : "";
+    m.size = st.size;
+    m.compressedSize = st.comp_size;
+    m.stored = st.comp_method == ZIP_CM_STORE;
+    m.crc = st.crc;
+    members_.push_back(std::move(m));
+  }
+}
+
+ZipArchive::~ZipArchive() = default;
+
+const ZipMember *ZipArchive::find(const std::string &name) const {
+  for (const auto &m : members_)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::string ZipArchive::read(const std::string &name) const {
+  const ZipMember *member = find(name);
+  if (!member) throw Error("zip member '" + name + "' not found", displayName_);
+  zip_file_t *file = zip_fopen(handle_->zip, name.c_str(), 0);
+  if (!file)
+    throw Error("cannot open zip member '" + name + "': " + zip_strerror(handle_->zip), displayName_);
+  std::string data(member->size, '\0');
+  zip_int64_t got = member->size ? zip_fread(file, data.data(), member->size) : 0;
+  // Reading past the end makes libzip verify the CRC of the member.
+  char extra;
+  zip_int64_t more = got >= 0 ? zip_fread(file, &extra, 1) : -1;
+  std::string message = got < 0 || more < 0 ? zip_file_strerror(file) : "";
+  zip_fclose(file);
+  if (got < 0 || more < 0)
+    throw Error("cannot read zip member '" + name + "': " + message, displayName_);
+  if (static_cast<uint64_t>(got) != member->size || more != 0)
+    throw Error("zip member '" + name + "' has the wrong size", displayName_);
+  return data;
+}
+
+uint64_t ZipArchive::dataOffset(const std::string &name) const {
+  const ZipMember *member = find(name);
+  if (!member) throw Error("zip member '" + name + "' not found", displayName_);
+  if (!member->stored)
+    throw Error("zip member '" + name + "' is compressed; only stored members can be referenced in place",
+                displayName_);
+  return detail::zipMemberDataOffset(path_, start_, length_, name, displayName_);
+}
+
+bool looksLikeZip(const std::string &path) {
+  if (path == "-") return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+}
+
+} // namespace exir

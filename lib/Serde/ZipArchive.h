@@ -1,0 +1,69 @@
+//===- Serde/ZipArchive.h - Read-only zip archives with data offsets -*- C++ -*-===//
+//
+// torch.export archives (.pt2, legacy export zips, ETRecord) are zips whose
+// weight members are STORED. We never copy weights: a constant is a DataRef to
+// the byte range of a member's data inside the archive file. libzip lists and
+// reads members (CRC-checked); minizip supplies the one thing libzip lacks, the
+// offset of a member's data. An archive can also be a byte range of a file,
+// which is how zips nested inside a stored member (torch.save pickles inside a
+// legacy export zip) are opened without extracting them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exir {
+
+struct ZipMember {
+  std::string name;
+  uint64_t size = 0;           // uncompressed bytes
+  uint64_t compressedSize = 0;
+  bool stored = false;         // compression method 0 (data usable in place)
+  uint32_t crc = 0;
+};
+
+class ZipArchive {
+public:
+  /// Opens `path`, or the `length` bytes at `start` of it (a nested zip).
+  /// `displayName` names the archive in errors (defaults to `path`).
+  /// Throws exir::Error if it is not a readable zip.
+  explicit ZipArchive(const std::string &path, uint64_t start = 0,
+                      std::optional<uint64_t> length = std::nullopt, std::string displayName = {});
+  ~ZipArchive();
+  ZipArchive(const ZipArchive &) = delete;
+  ZipArchive &operator=(const ZipArchive &) = delete;
+
+  const std::vector<ZipMember> &members() const { return members_; }
+  const ZipMember *find(const std::string &name) const;
+  /// The whole (decompressed, CRC-checked) content of a member.
+  std::string read(const std::string &name) const;
+  /// Absolute offset, in the underlying file, of a STORED member's data.
+  uint64_t dataOffset(const std::string &name) const;
+
+  const std::string &path() const { return path_; }
+  const std::string &displayName() const { return displayName_; }
+  uint64_t start() const { return start_; }
+
+private:
+  struct Handle;
+  std::string path_, displayName_;
+  uint64_t start_ = 0, length_ = 0;
+  std::unique_ptr<Handle> handle_;
+  std::vector<ZipMember> members_;
+};
+
+/// True if the file starts with a zip local-header signature ("PK\3\4").
+bool looksLikeZip(const std::string &path);
+
+namespace detail {
+/// minizip-based lookup of a stored member's data offset within [start, start+length).
+uint64_t zipMemberDataOffset(const std::string &path, uint64_t start, uint64_t length,
+                             const std::string &member, const std::string &displayName);
+} // namespace detail
+
+} // namespace exir

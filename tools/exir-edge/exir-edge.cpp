@@ -1,0 +1,71 @@
+//===- tools/exir-edge/exir-edge.cpp - to_edge ----------------------------===//
+//
+// Reads an ATen-dialect program (torch.export JSON, .pt2, or our artifact),
+// lowers it to the Edge dialect and writes the program JSON.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/Passes.h"
+#include "Serde/ProgramReader.h"
+#include "Support/Error.h"
+#include "Tool/ToolMain.h"
+
+#include <iostream>
+
+using namespace exir;
+
+int main(int argc, char **argv) {
+  CLI::App app{"exir-edge: lower a torch.export program (ATen dialect) to the Edge dialect.\n\n"
+               "Examples:\n"
+               "  exir-edge model.pt2 -o model.edge.json\n"
+               "  exir-edge --method encode=enc.pt2 --method decode=dec.pt2 -o codec.edge.json\n"
+               "  exir-edge model.json --rewrite relu_to_sigmoid.yaml --print-after all\n"
+               "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json"};
+  std::string input, output = "-";
+  std::vector<std::string> methods;
+  edge::EdgeOptions options;
+  bool listPasses = false, noVerify = false;
+  app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
+  app.add_option("-o,--output", output, "output program JSON ('-' = stdout)");
+  app.add_option("--method", methods, "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
+  app.add_option("--edge-yaml", options.edgeYamlPath, "dtype rules in edge.yaml format (default: the project's edge_ops/edge.yaml)");
+  app.add_option("--allow-non-core", options.allowNonCore, "keep this non-core op (e.g. aten::foo.default) instead of failing");
+  app.add_option("--pass", options.extraPasses, "run a built-in pass after to_edge (see --list-passes)");
+  app.add_option("--rewrite", options.rewriteRules, "apply op-replacement rules from a YAML file");
+  app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
+  app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
+  app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");
+  app.add_flag("--list-passes", listPasses, "list the built-in passes and exit");
+  app.add_flag("--no-verify-each", noVerify, "verify only at the end, not after every pass");
+
+  return runTool("exir-edge", app, argc, argv, [&] {
+    if (listPasses) {
+      for (const auto &p : edge::edgePassRegistry()) std::cout << p.name << "  " << p.summary << "\n";
+      return;
+    }
+    options.passManager.verifyEach = !noVerify;
+    Program program;
+    if (methods.empty()) {
+      if (input.empty()) throw Error("no input given (a file, '-', or --method NAME=FILE)");
+      program = readProgramOfStage(input, {Stage::Aten});
+    } else {
+      if (!input.empty()) throw Error("give either an input file or --method options, not both");
+      for (const auto &spec : methods) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0) throw Error("--method expects NAME=FILE, got '" + spec + "'");
+        std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+        Program part = readProgramOfStage(file, {Stage::Aten});
+        if (part.methods.size() != 1) throw Error("expected one method in the file", file);
+        if (program.methods.contains(name)) throw Error("method '" + name + "' given twice");
+        program.methods.set(name, part.methods.begin()->second);
+        for (auto &[fqn, c] : part.constants) {
+          const ConstantTensor *existing = program.constants.find(fqn);
+          if (existing && !(existing->data == c.data))
+            throw Error("constant '" + fqn + "' differs between methods", file);
+          program.constants.set(fqn, c);
+        }
+      }
+    }
+    edge::toEdge(program, options);
+    writeProgram(program, output);
+  });
+}

@@ -1,0 +1,75 @@
+//===- tools/exir-plan/exir-plan.cpp - out variants + memory planning -----===//
+//
+// Reads an Edge (or delegated) program, converts ops to out variants, turns
+// free views into aliases, plans memory and writes the planned program JSON;
+// optionally a report, an SVG picture and a Chrome trace of the plan.
+//
+//===----------------------------------------------------------------------===//
+#include "IR/Verifier.h"
+#include "Plan/PlanPasses.h"
+#include "Plan/PlanRender.h"
+#include "Serde/ProgramReader.h"
+#include "Support/FileIO.h"
+#include "Support/Error.h"
+#include "Tool/ToolMain.h"
+
+#include <iostream>
+
+using namespace exir;
+
+int main(int argc, char **argv) {
+  CLI::App app{"exir-plan: out-variant conversion and memory planning (to_executorch before emission).\n\n"
+               "Examples:\n"
+               "  exir-plan model.edge.json -o model.plan.json --report\n"
+               "  exir-plan model.edge.json --algo greedy --report-svg plan.svg --trace plan.trace.json\n"
+               "  exir-plan - --alignment 64 --no-alloc-inputs < model.edge.json > model.plan.json"};
+  std::string input = "-", output = "-", svgPath, tracePath;
+  plan::PlanningOptions options;
+  bool report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false;
+  std::vector<std::string> memIds;
+  app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
+  app.add_option("-o,--output", output, "output planned program JSON ('-' = stdout)");
+  app.add_option("--algo", options.algorithm, "naive, greedy (upstream-compatible), greedy-by-size, best-fit, local-search, best")
+      ->check(CLI::IsMember(plan::algorithmNames()));
+  app.add_option("--alignment", options.alignment, "byte alignment of every planned tensor (power of two)");
+  app.add_flag("--no-alloc-inputs", noAllocInputs, "leave graph inputs unplanned (the caller provides them)");
+  app.add_flag("--no-alloc-outputs", noAllocOutputs, "leave graph outputs unplanned (the caller provides them)");
+  app.add_flag("--keep-view-copies", keepViews, "do not turn static view_copy ops into free memory.view aliases");
+  app.add_option("--mem-id", memIds, "KIND=ID: place inputs|outputs|activations|buffers in arena ID (>= 1)");
+  app.add_flag("--report", report, "print the plan report (bytes, lower bound, ratio, biggest tensors) to stderr");
+  app.add_option("--report-svg", svgPath, "draw the plan as SVG (time x address, one box per tensor)");
+  app.add_option("--trace", tracePath, "write the plan in Chrome trace format (open in chrome://tracing or Perfetto)");
+
+  return runTool("exir-plan", app, argc, argv, [&] {
+    options.allocGraphInputs = !noAllocInputs;
+    options.allocGraphOutputs = !noAllocOutputs;
+    for (const auto &spec : memIds) {
+      auto eq = spec.find('=');
+      std::string kind = spec.substr(0, eq);
+      if (eq == std::string::npos || (kind != "inputs" && kind != "outputs" && kind != "activations" && kind != "buffers"))
+        throw Error("--mem-id expects KIND=ID with KIND one of inputs, outputs, activations, buffers; got '" + spec + "'");
+      int id = std::atoi(spec.c_str() + eq + 1);
+      if (id < 1) throw Error("--mem-id arena ids start at 1, got '" + spec + "'");
+      options.memIds[kind] = uint32_t(id);
+    }
+    plan::checkAlignment(options.alignment);
+    Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    Stage inputStage = program.stage;
+    verifyProgram(program, inputStage);
+    plan::toOutVariant(program);
+    if (!keepViews) plan::viewsToAliases(program);
+    auto details = plan::planProgram(program, options);
+    verifyProgram(program, Stage::Planned);
+    writeProgram(program, output);
+    if (report) std::cerr << plan::planReport(program, details);
+    if (!svgPath.empty() || !tracePath.empty()) {
+      std::string svg, trace;
+      for (const auto &[name, d] : details) {
+        if (!svgPath.empty()) svg += plan::renderSvg(d.items, d.placement, "method " + name);
+        if (!tracePath.empty() && trace.empty()) trace = plan::renderChromeTrace(d.items, d.placement);
+      }
+      if (!svgPath.empty()) writeFileAtomically(svgPath, svg);
+      if (!tracePath.empty()) writeFileAtomically(tracePath, trace);
+    }
+  });
+}

@@ -35,6 +35,14 @@ std::vector<std::string> argumentNames(const std::string &qualifiedName) {
   return names;
 }
 
+std::vector<std::string> requiredArgumentNames(const std::string &qualifiedName) {
+  std::vector<std::string> names;
+  if (const OpSchema *s = schemaFor(qualifiedName))
+    for (const auto &a : s->arguments)
+      if (!a.defaultValue && !a.isOut && !(a.type.optional && a.kwargOnly)) names.push_back(a.name);
+  return names;
+}
+
 struct DtypeRules::Impl {
   EdgeDtypeRules rules;
 };

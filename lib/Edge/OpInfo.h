@@ -23,6 +23,8 @@ bool isCoreOp(const std::string &qualifiedName);
 bool isPlainTensorParam(const std::string &qualifiedName, const std::string &argName);
 /// Names of the op's arguments in schema order (empty if unknown).
 std::vector<std::string> argumentNames(const std::string &qualifiedName);
+/// Names of the arguments a call must pass: no default and not an out argument.
+std::vector<std::string> requiredArgumentNames(const std::string &qualifiedName);
 
 /// Loaded dtype rules (the project's edge_ops/edge.yaml, or a user's file).
 class DtypeRules {

@@ -84,6 +84,13 @@ void applyRewriteRules(Program &program, const std::string &rulesPath) {
                         rulesPath,
                         "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
                             node.displayName() + ")");
+        for (const auto &required : requiredArgumentNames(r.to.qualifiedName()))
+          if (!node.input(required))
+            throw Error("rewrite rule (line " + std::to_string(r.line) + ") produced an invalid graph: " +
+                            r.to.qualifiedName() + " needs argument '" + required + "'",
+                        rulesPath,
+                        "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
+                            node.displayName() + ")");
         node.target = edgeTarget(r.to.ns, r.to.name, r.to.overload);
         break;
       }

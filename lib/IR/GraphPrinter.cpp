@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <sstream>
 #include <unordered_map>
@@ -319,7 +320,24 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
     if (lhs.empty()) os << "_";
     os << " = " << targetText(node.target) << "(";
     bool first = true;
+    OpTarget parsed = parseTarget(node.target);
+    if (parsed.dialect == TargetDialect::MemoryAlloc) {
+      // ExecuTorch serde spells the spec "(2, 2);7"; torch prints ((2, 2), torch.float32).
+      for (const auto &in : node.inputs) {
+        if (!first) os << ", ";
+        first = false;
+        auto semi = in.arg.name.rfind(';');
+        auto dtype = semi == std::string::npos ? std::nullopt
+                                                : scalarTypeFromSerialized(std::atoll(in.arg.name.c_str() + semi + 1));
+        if (in.arg.kind == ArgKind::String && dtype)
+          os << "(" << in.arg.name.substr(0, semi) << ", " << torchName(*dtype) << ")";
+        else
+          os << argumentText(in.arg);
+      }
+      first = false;
+    }
     for (const auto &in : node.inputs) {
+      if (parsed.dialect == TargetDialect::MemoryAlloc) break;
       if (!first) os << ", ";
       first = false;
       bool keyword = in.kind ? *in.kind == ArgumentPassing::Keyword : false;

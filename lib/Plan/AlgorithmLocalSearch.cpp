@@ -32,6 +32,10 @@ namespace exir::plan::detail {
 
 namespace {
 
+/// Overlap entries the order search may visit in total (each decode visits
+/// all of them once); arenas whose single decode exceeds it are not searched.
+constexpr size_t kWorkBudget = 30'000'000;
+
 /// splitmix64: tiny, fast, and the same sequence on every platform.
 class Rng {
 public:
@@ -113,12 +117,27 @@ ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
   if (!small || n < 2 || best.extent <= floor)
     return best;
 
-  std::vector<std::vector<uint32_t>> overlaps(n);
+  // One decode visits every overlap pair; count them first (n log n) so that
+  // dense arenas skip the search instead of building huge overlap lists.
+  std::vector<uint32_t> firsts(n), lasts(n);
+  for (size_t b = 0; b < n; ++b) {
+    firsts[b] = blocks[b].start;
+    lasts[b] = blocks[b].end;
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
   size_t work = n;
+  for (const Block &block : blocks) {
+    size_t startingAfter = firsts.end() - std::upper_bound(firsts.begin(), firsts.end(), block.end);
+    size_t endingBefore = std::lower_bound(lasts.begin(), lasts.end(), block.start) - lasts.begin();
+    work += n - startingAfter - endingBefore - 1;
+  }
+  if (work > kWorkBudget)
+    return best;
+  std::vector<std::vector<uint32_t>> overlaps(n);
   for (uint32_t b = 0; b < n; ++b) {
     index.collect(blocks[b].start, blocks[b].end, overlaps[b]);
     std::erase(overlaps[b], b);
-    work += overlaps[b].size();
   }
   auto length = [&](uint32_t b) { return uint64_t(blocks[b].end - blocks[b].start) + 1; };
   std::vector<std::vector<uint32_t>> seeds;
@@ -177,8 +196,8 @@ ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
   }
   consider(current);
 
-  // About 3e7 visited overlap entries in total, between 20 and 2000 moves.
-  size_t iterations = std::clamp<size_t>(30'000'000 / work, 20, 2000);
+  // About kWorkBudget visited overlap entries in total, at most 2000 moves.
+  size_t iterations = std::min<size_t>(kWorkBudget / work, 2000);
   Rng rng;
   std::vector<uint32_t> order, position(n), critical;
   for (size_t iter = 0; iter < iterations && best.extent > floor; ++iter) {

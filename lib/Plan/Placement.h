@@ -16,7 +16,8 @@
 //                   smallest free gap (best fit) when a tensor becomes live.
 //   local-search    compacts the placements of greedy-by-size, greedy and
 //                   best-fit (every block moved down as far as it goes), then
-//                   hill-climbs over greedy-by-size's placement order. Arenas
+//                   hill-climbs over the order in which greedy-by-size's
+//                   gap rule places the tensors. Arenas
 //                   above PlanOptions::localSearchMaxItems storage units skip
 //                   the climb and only compact greedy-by-size's placement.
 //   best            runs greedy, greedy-by-size, best-fit, local-search and
@@ -180,7 +181,8 @@ private:
 /// extent is recomputed. Returns true if anything moved.
 bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaResult &result);
 
-/// Sorts byte ranges [lo, hi) by lo (ties in any order, deterministically).
+/// Sorts byte ranges [lo, hi) by lo. The order among equal lo is unspecified;
+/// the gap scans that use it give the same answer for any such order.
 void sortByLow(std::vector<std::pair<uint64_t, uint64_t>> &ranges);
 
 /// The placement rule shared by greedy-by-size and local-search: given the

@@ -78,6 +78,15 @@ Program readProgramOfStage(const std::string &path, std::initializer_list<Stage>
               path == "-" ? "<stdin>" : path);
 }
 
+void attributeErrorsTo(const std::string &path, const std::function<void()> &work) {
+  try {
+    work();
+  } catch (Error &e) {
+    e.withFile(path == "-" ? "<stdin>" : path);
+    throw;
+  }
+}
+
 ProgressBar::ProgressBar(std::string label, size_t total, size_t threshold)
     : label_(std::move(label)), total_(total), enabled_(total >= threshold && isatty(2)) {}
 

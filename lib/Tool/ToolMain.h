@@ -28,6 +28,10 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
 /// does not, the error says which tool to run first.
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted);
 
+/// Runs `work`; an exir::Error it throws without a file gets `path` as its file
+/// (verifiers and passes do not know which file the program came from).
+void attributeErrorsTo(const std::string &path, const std::function<void()> &work);
+
 /// A textual progress bar on stderr, shown only when stderr is a terminal and
 /// the work is long (total >= threshold).
 class ProgressBar {

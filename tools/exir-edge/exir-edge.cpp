@@ -65,7 +65,8 @@ int main(int argc, char **argv) {
         }
       }
     }
-    edge::toEdge(program, options);
+    attributeErrorsTo(methods.empty() ? input : methods.front().substr(methods.front().find('=') + 1),
+                      [&] { edge::toEdge(program, options); });
     writeProgram(program, output);
   });
 }

@@ -32,8 +32,11 @@ int main(int argc, char **argv) {
   return runTool("exir-emit", app, argc, argv, [&] {
     if (output.empty() && !dumpJson) throw Error("no output given: use -o FILE.pte, -o - or --dump-json");
     Program program = readProgramOfStage(input, {Stage::Planned});
-    verifyProgram(program, Stage::Planned);
-    pte::Program pte = emit::emitProgram(program);
+    pte::Program pte;
+    attributeErrorsTo(input, [&] {
+      verifyProgram(program, Stage::Planned);
+      pte = emit::emitProgram(program);
+    });
     if (!output.empty())
       writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
     if (dumpJson) pte::dumpPteJson(pte, std::cout);

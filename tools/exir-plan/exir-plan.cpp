@@ -14,6 +14,7 @@
 #include "Tool/ToolMain.h"
 
 #include <iostream>
+#include <map>
 
 using namespace exir;
 
@@ -54,12 +55,14 @@ int main(int argc, char **argv) {
     }
     plan::checkAlignment(options.alignment);
     Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
-    Stage inputStage = program.stage;
-    verifyProgram(program, inputStage);
-    plan::toOutVariant(program);
-    if (!keepViews) plan::viewsToAliases(program);
-    auto details = plan::planProgram(program, options);
-    verifyProgram(program, Stage::Planned);
+    std::map<std::string, plan::MethodPlanDetails> details;
+    attributeErrorsTo(input, [&] {
+      verifyProgram(program, program.stage);
+      plan::toOutVariant(program);
+      if (!keepViews) plan::viewsToAliases(program);
+      details = plan::planProgram(program, options);
+      verifyProgram(program, Stage::Planned);
+    });
     writeProgram(program, output);
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

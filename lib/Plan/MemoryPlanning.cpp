@@ -35,83 +35,90 @@ uint32_t memIdFor(const PlanningOptions &options, const char *kind) {
 
 } // namespace
 
+namespace {
+
+/// What planning needs to know about a method's storage: which values share
+/// storage, what each storage is, and when it lives (pte-format.md §5.3).
+struct StorageAnalysis {
+  std::unordered_map<std::string, std::string> aliases;
+  std::unordered_set<std::string> constants, userInputs, mutableBuffers, graphOutputs;
+  std::vector<std::string> order; // storage roots, first appearance first
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> life;
+};
+
+StorageAnalysis analyzeStorage(const ExportedProgram &ep) {
+  const Graph &g = ep.graph;
+  StorageAnalysis a;
+  a.aliases = storageAliases(g);
+  std::unordered_set<std::string> mutatedBufferNames;
+  for (const auto &spec : ep.signature.outputSpecs)
+    if (spec.kind == OutputKind::BufferMutation) mutatedBufferNames.insert(spec.target);
+  for (const auto &spec : ep.signature.inputSpecs) {
+    if (spec.arg.kind != ArgKind::Tensor) continue;
+    switch (spec.kind) {
+    case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
+    case InputKind::Buffer:
+      if (mutatedBufferNames.count(spec.target)) a.mutableBuffers.insert(spec.arg.name);
+      else a.constants.insert(spec.arg.name);
+      break;
+    default: a.constants.insert(spec.arg.name); break;
+    }
+  }
+  for (const auto &o : g.outputs) {
+    std::vector<std::string> names;
+    o.collectTensorNames(names);
+    for (auto &n : names) a.graphOutputs.insert(storageRoot(a.aliases, n));
+  }
+  auto touch = [&](const std::string &name, uint32_t t) {
+    std::string root = storageRoot(a.aliases, name);
+    auto it = a.life.find(root);
+    if (it == a.life.end()) {
+      a.life[root] = {t, t};
+      a.order.push_back(root);
+    } else {
+      it->second.first = std::min(it->second.first, t);
+      it->second.second = std::max(it->second.second, t);
+    }
+  };
+  uint32_t t = 0;
+  for (const auto &in : g.inputs) {
+    std::vector<std::string> names;
+    in.collectTensorNames(names);
+    for (auto &n : names) touch(n, 0);
+    ++t;
+  }
+  for (const Node &node : g.nodes) {
+    std::vector<std::string> names;
+    for (const auto &in : node.inputs) in.arg.collectTensorNames(names);
+    for (const auto &o : node.outputs) o.collectTensorNames(names);
+    for (auto &n : names) touch(n, t);
+    ++t;
+  }
+  // The output node is a use; mutable buffers persist across runs, so they never die.
+  for (const auto &name : a.graphOutputs) touch(name, t);
+  for (const auto &name : a.mutableBuffers) a.life[storageRoot(a.aliases, name)].second = t;
+  return a;
+}
+
+} // namespace
+
 std::map<std::string, MethodPlanDetails> planProgram(Program &program, const PlanningOptions &options) {
   checkAlignment(options.alignment);
   std::map<std::string, MethodPlanDetails> details;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     const Graph &g = ep.graph;
-    auto aliases = storageAliases(g);
-
-    // Classify graph inputs.
-    std::unordered_set<std::string> constants, userInputs, mutableBuffers, graphOutputs;
-    std::unordered_set<std::string> mutatedBufferNames;
-    for (const auto &spec : ep.signature.outputSpecs)
-      if (spec.kind == OutputKind::BufferMutation) mutatedBufferNames.insert(spec.target);
-    for (const auto &spec : ep.signature.inputSpecs) {
-      if (spec.arg.kind != ArgKind::Tensor) continue;
-      switch (spec.kind) {
-      case InputKind::UserInput: userInputs.insert(spec.arg.name); break;
-      case InputKind::Buffer:
-        if (mutatedBufferNames.count(spec.target)) mutableBuffers.insert(spec.arg.name);
-        else constants.insert(spec.arg.name);
-        break;
-      default: constants.insert(spec.arg.name); break;
-      }
-    }
-    for (const auto &o : g.outputs) {
-      std::vector<std::string> names;
-      o.collectTensorNames(names);
-      for (auto &n : names) graphOutputs.insert(storageRoot(aliases, n));
-    }
-
-    // Lifetimes over storage roots, in first-appearance order.
-    std::vector<std::string> order;
-    std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> life;
-    auto touch = [&](const std::string &name, uint32_t t) {
-      std::string root = storageRoot(aliases, name);
-      auto it = life.find(root);
-      if (it == life.end()) {
-        life[root] = {t, t};
-        order.push_back(root);
-      } else {
-        it->second.first = std::min(it->second.first, t);
-        it->second.second = std::max(it->second.second, t);
-      }
-    };
-    uint32_t t = 0;
-    for (const auto &in : g.inputs) {
-      std::vector<std::string> names;
-      in.collectTensorNames(names);
-      for (auto &n : names) touch(n, 0);
-      ++t;
-    }
-    for (const Node &node : g.nodes) {
-      for (const auto &in : node.inputs) {
-        std::vector<std::string> names;
-        in.arg.collectTensorNames(names);
-        for (auto &n : names) touch(n, t);
-      }
-      for (const auto &o : node.outputs) {
-        std::vector<std::string> names;
-        o.collectTensorNames(names);
-        for (auto &n : names) touch(n, t);
-      }
-      ++t;
-    }
-    uint32_t outputTime = t;
-    for (const auto &name : graphOutputs) touch(name, outputTime);
-    for (const auto &name : mutableBuffers) life[storageRoot(aliases, name)].second = outputTime;
+    StorageAnalysis a = analyzeStorage(ep);
 
     MethodPlanDetails d;
     std::unordered_map<std::string, size_t> itemOf;
-    for (const auto &root : order) {
-      if (constants.count(root)) continue;
+    for (const auto &root : a.order) {
+      if (a.constants.count(root)) continue;
       const TensorMeta *meta = g.tensorValues.find(root);
       if (!meta) continue; // sym values, custom objects
-      bool isInput = userInputs.count(root) != 0;
-      bool isBuffer = mutableBuffers.count(root) != 0;
-      bool isOutput = graphOutputs.count(root) != 0;
+      bool isInput = a.userInputs.count(root) != 0;
+      bool isBuffer = a.mutableBuffers.count(root) != 0;
+      bool isOutput = a.graphOutputs.count(root) != 0;
       if (isInput && !options.allocGraphInputs) continue;
       if (isBuffer && !options.allocMutableBuffers) continue;
       if (isOutput && !isInput && !options.allocGraphOutputs) continue;
@@ -119,8 +126,8 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       PlanItem item;
       item.name = root;
       item.size = byteSize(*meta, ep);
-      item.start = life[root].first;
-      item.end = life[root].second;
+      item.start = a.life[root].first;
+      item.end = a.life[root].second;
       item.memId = memIdFor(options, kind);
       itemOf[root] = d.items.size();
       d.items.push_back(item);
@@ -141,7 +148,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     // Every value name whose storage was planned gets the placement (aliases included),
     // so the emitter can look any value up directly.
     for (const auto &[name, meta] : g.tensorValues) {
-      auto it = itemOf.find(storageRoot(aliases, name));
+      auto it = itemOf.find(storageRoot(a.aliases, name));
       if (it == itemOf.end()) continue;
       plan.allocations.set(name, Allocation{d.items[it->second].memId, d.placement.offsets[it->second]});
     }
@@ -149,6 +156,60 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     details[methodName] = std::move(d);
   }
   program.stage = Stage::Planned;
+  return details;
+}
+
+std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program) {
+  std::map<std::string, MethodPlanDetails> details;
+  for (const auto &[methodName, method] : program.methods) {
+    if (!method.plan) throw Error("method has no memory plan", {}, "/memory_plans/" + methodName);
+    const MemoryPlan &plan = *method.plan;
+    const ExportedProgram &ep = method.program;
+    StorageAnalysis a = analyzeStorage(ep);
+    MethodPlanDetails d;
+    d.placement.algorithm = plan.algorithm;
+    d.placement.arenaSizes = plan.bufferSizes;
+    for (const auto &root : a.order) {
+      const Allocation *alloc = plan.allocations.find(root);
+      const TensorMeta *meta = ep.graph.tensorValues.find(root);
+      if (!meta) continue;
+      std::string where = "/memory_plans/" + methodName + "/allocations/" + root;
+      if (a.constants.count(root)) {
+        if (alloc) throw Error("constant '" + root + "' must not be memory-planned", {}, where);
+        continue;
+      }
+      if (!alloc) {
+        // Only graph inputs/outputs may be left to the caller; allocs must be planned.
+        bool boundary = a.userInputs.count(root) || a.graphOutputs.count(root);
+        if (!boundary) throw Error("tensor '" + root + "' is produced inside the graph but has no allocation", {}, where);
+        continue;
+      }
+      // Every alias of a storage must sit where the storage sits.
+      for (const auto &[name, target] : a.aliases)
+        if (storageRoot(a.aliases, name) == root)
+          if (const Allocation *other = plan.allocations.find(name))
+            if (!(*other == *alloc))
+              throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},
+                          "/memory_plans/" + methodName + "/allocations/" + name);
+      PlanItem item;
+      item.name = root;
+      item.size = byteSize(*meta, ep);
+      item.start = a.life[root].first;
+      item.end = a.life[root].second;
+      item.memId = alloc->memId;
+      d.items.push_back(item);
+      d.placement.offsets.push_back(alloc->offset);
+    }
+    try {
+      verifyPlacement(d.items, d.placement, plan.alignment);
+    } catch (const Error &e) {
+      // The placement verifier names the item; place it in the artifact's JSON.
+      throw Error(e.message(), e.file(),
+                  "/memory_plans/" + methodName + (e.location().empty() ? "" : "/allocations/" + e.location()));
+    }
+    d.lowerBounds = lowerBounds(d.items, plan.alignment);
+    details[methodName] = std::move(d);
+  }
   return details;
 }
 

@@ -47,6 +47,11 @@ struct MethodPlanDetails {
 /// Plans every method (program must be out-variant converted); stage becomes Planned.
 std::map<std::string, MethodPlanDetails> planProgram(Program &program, const PlanningOptions &options);
 
+/// The plan verifier run alone: re-derives lifetimes from the graph and checks the
+/// recorded allocations (no overlap of live tensors, inside the arena, aligned,
+/// aliases placed with their storage, nothing produced in the graph left unplanned).
+std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program);
+
 /// Value name -> the value whose storage it uses: an out-variant op's results
 /// alias its out arguments (the allocs), a memory.view aliases its base.
 std::unordered_map<std::string, std::string> storageAliases(const Graph &graph);

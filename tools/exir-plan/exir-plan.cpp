@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
                "  exir-plan - --alignment 64 --no-alloc-inputs < model.edge.json > model.plan.json"};
   std::string input = "-", output = "-", svgPath, tracePath;
   plan::PlanningOptions options;
-  bool report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false;
+  bool report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false, verifyOnly = false;
   std::vector<std::string> memIds;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output planned program JSON ('-' = stdout)");
@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   app.add_flag("--no-alloc-outputs", noAllocOutputs, "leave graph outputs unplanned (the caller provides them)");
   app.add_flag("--keep-view-copies", keepViews, "do not turn static view_copy ops into free memory.view aliases");
   app.add_option("--mem-id", memIds, "KIND=ID: place inputs|outputs|activations|buffers in arena ID (>= 1)");
+  app.add_flag("--verify-only", verifyOnly, "check the memory plan of a planned program and exit (0 if it is sound)");
   app.add_flag("--report", report, "print the plan report (bytes, lower bound, ratio, biggest tensors) to stderr");
   app.add_option("--report-svg", svgPath, "draw the plan as SVG (time x address, one box per tensor)");
   app.add_option("--trace", tracePath, "write the plan in Chrome trace format (open in chrome://tracing or Perfetto)");
@@ -54,6 +55,15 @@ int main(int argc, char **argv) {
       options.memIds[kind] = uint32_t(id);
     }
     plan::checkAlignment(options.alignment);
+    if (verifyOnly) {
+      Program planned = readProgramOfStage(input, {Stage::Planned});
+      attributeErrorsTo(input, [&] {
+        verifyProgram(planned, Stage::Planned);
+        auto checked = plan::verifyMemoryPlan(planned);
+        if (report) std::cerr << plan::planReport(planned, checked);
+      });
+      return;
+    }
     Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {

@@ -290,7 +290,12 @@ private:
       if (param.isOut) outIds.push_back(id);
     }
     // The return slot.
-    if (outIds.size() == 1) {
+    if (schema->isInplace() && !call.args.empty()) {
+      // In place (copy_): the result is the mutated first argument itself.
+      call.args.push_back(call.args[0]);
+      for (const auto &o : node.outputs)
+        if (o.kind == ArgKind::Tensor) ids_[o.name] = call.args[0];
+    } else if (outIds.size() == 1) {
       call.args.push_back(outIds[0]);
     } else if (outIds.size() > 1) {
       call.args.push_back(push(pte::TensorList{outIds}));

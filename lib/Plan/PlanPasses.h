@@ -19,6 +19,9 @@
 
 namespace exir::plan {
 
+/// BUFFER_MUTATION outputs -> aten::copy_(buffer, new value) before the output.
+void insertBufferWriteBack(Program &program);
+
 /// Functional edge op -> `.out` variant with one memory.alloc per out argument.
 /// Throws naming the node when an op has no out variant.
 void toOutVariant(Program &program);

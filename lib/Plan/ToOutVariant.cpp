@@ -114,6 +114,12 @@ std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) 
         aliases[node.outputs[0].name] = node.inputs[0].arg.name;
       continue;
     }
+    // An in-place op (name ending in '_', e.g. copy_) returns its first argument's storage.
+    if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_' && !node.inputs.empty() &&
+        node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
+      aliases[node.outputs[0].name] = node.inputs[0].arg.name;
+      continue;
+    }
     // k-th result aliases the k-th keyword argument that names an alloc.
     std::vector<std::string> outArgs;
     for (const auto &in : node.inputs)

@@ -68,6 +68,7 @@ int main(int argc, char **argv) {
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
       verifyProgram(program, program.stage);
+      plan::insertBufferWriteBack(program);
       plan::toOutVariant(program);
       if (!keepViews) plan::viewsToAliases(program);
       details = plan::planProgram(program, options);

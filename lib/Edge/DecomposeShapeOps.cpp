@@ -59,7 +59,11 @@ void decomposeShapeOps(Program &program) {
       if (!identity) return std::nullopt;
       const Argument &input = node.inputs.at(0).arg;
       if (input.kind != ArgKind::Tensor) return std::nullopt;
-      aliases.emplace_back(result, input.name);
+      // A chain of identities (dropout -> contiguous) must end at the first real value.
+      std::string target = input.name;
+      for (const auto &[from, to] : aliases)
+        if (from == target) target = to;
+      aliases.emplace_back(result, target);
       return std::vector<Node>{};
     });
     for (const auto &[from, to] : aliases) {

@@ -52,9 +52,15 @@ std::string printable(std::string_view bytes) {
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
+/// Copies a scalar vector. The Verifier only checks the 4-byte alignment of a
+/// vector's length, so 8-byte elements of a corrupted file may be misaligned:
+/// copy the bytes instead of loading elements in place.
 template <typename T> std::vector<T> toVector(const flatbuffers::Vector<T> *v) {
   if (!v) return {};
-  return std::vector<T>(v->begin(), v->end());
+  std::vector<T> items(v->size());
+  if (!items.empty()) std::memcpy(items.data(), v->Data(), items.size() * sizeof(T));
+  for (T &item : items) item = flatbuffers::EndianScalar(item);
+  return items;
 }
 
 std::string at(const std::string &pointer, size_t index) { return pointer + "/" + std::to_string(index); }

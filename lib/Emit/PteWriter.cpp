@@ -206,7 +206,10 @@ template <typename T> Offset<flatbuffers::Vector<T>> vec(FlatBufferBuilder &fbb,
 
 Offset<flatbuffers::Vector<uint8_t>> bytesVector(FlatBufferBuilder &fbb, std::string_view bytes,
                                                  uint64_t alignment) {
-  fbb.ForceVectorAlignment(bytes.size(), 1, alignment);
+  // What ForceVectorAlignment does, minus its assertion that the alignment is
+  // at most FLATBUFFERS_MAX_ALIGNMENT (32): upstream allows larger delegate
+  // alignments, and Finish() pads the whole buffer to the largest one used.
+  fbb.PreAlign(bytes.size(), alignment);
   return fbb.CreateVector(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
 }
 

@@ -44,6 +44,22 @@ std::string pyString(const std::string &s) {
   return out + "'";
 }
 
+/// Python repr of a bytes object: b'...'.
+std::string pyBytes(const std::string &bytes) {
+  static const char *digits = "0123456789abcdef";
+  std::string out = "b'";
+  for (char ch : bytes) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\\' || c == '\'') out += std::string("\\") + char(c);
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c >= 0x20 && c < 0x7f) out += char(c);
+    else out += std::string("\\x") + digits[c >> 4] + digits[c & 15];
+  }
+  return out + "'";
+}
+
 /// A sympy srepr such as Symbol('s0', integer=True, positive=True) shown as "s0".
 std::string exprText(const std::string &expr) {
   const std::string prefix = "Symbol('";
@@ -271,6 +287,46 @@ void printSignature(std::ostream &os, const GraphSignature &sig) {
   os << "])\n";
 }
 
+/// executorch_call_delegate as torch prints it: the lowered module is a get_attr
+/// (printed bare), a single-tensor result is the call itself, and several
+/// results come out through `getitem = call[k]` lines.
+void printDelegateCall(std::ostream &os, const Graph &graph, const Node &node, const std::string &indent,
+                       std::unordered_map<std::string, size_t> &lastUse, size_t index,
+                       const std::unordered_set<std::string> &outputNames, const MemoryPlan *plan) {
+  std::vector<std::string> results;
+  for (const auto &out : node.outputs) out.collectTensorNames(results);
+  auto annotated = [&](const std::string &n) {
+    const TensorMeta *meta = graph.tensorValues.find(n);
+    return meta ? n + ": \"" + tensorAnnotation(*meta) + "\"" : n;
+  };
+  auto planNote = [&](const std::string &n) {
+    const Allocation *a = plan ? plan->allocations.find(n) : nullptr;
+    return a ? "  # " + n + "@mem=" + std::to_string(a->memId) + "+" + std::to_string(a->offset) : std::string();
+  };
+  bool single = node.isHopSingleTensorReturn.value_or(false) && results.size() == 1;
+  std::string callName = single ? results[0] : node.name.value_or("executorch_call_delegate");
+  const std::string &module = node.inputs[0].arg.name;
+  os << indent << (single ? annotated(callName) : callName) << " = " << node.target << "(" << module;
+  std::vector<std::string> dead{module};
+  for (size_t k = 1; k < node.inputs.size(); ++k) {
+    os << ", " << argumentText(node.inputs[k].arg);
+    std::vector<std::string> names;
+    node.inputs[k].arg.collectTensorNames(names);
+    for (const auto &n : names)
+      if (lastUse[n] == index && !outputNames.count(n) && std::find(dead.begin(), dead.end(), n) == dead.end())
+        dead.push_back(n);
+  }
+  os << ");  ";
+  for (const auto &n : dead) os << n << " = ";
+  os << "None" << (single ? planNote(callName) : "") << "\n";
+  if (single) return;
+  for (size_t k = 0; k < results.size(); ++k) {
+    os << indent << annotated(results[k]) << " = " << callName << "[" << k << "]";
+    if (k + 1 == results.size()) os << ";  " << callName << " = None";
+    os << planNote(results[k]) << "\n";
+  }
+}
+
 void printGraphBody(std::ostream &os, const Graph &graph, const std::string &indent,
                     const MemoryPlan *plan, const PrintOptions &opts) {
   // Last use of every value, for FX's "x = y = None" notes.
@@ -300,6 +356,10 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
         else os << indent << " # " << comment << "\n";
         currentTrace = comment;
       }
+    }
+    if (node.target == kDelegateTarget && !node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::String) {
+      printDelegateCall(os, graph, node, indent, lastUse, i, outputNames, plan);
+      continue;
     }
     // Left-hand side: every defined value with its annotation.
     std::vector<std::string> lhs;
@@ -449,10 +509,13 @@ void printProgram(std::ostream &os, const Program &program, const PrintOptions &
     for (const auto &[name, d] : program.delegates) {
       os << "  " << name << ": backend=" << d.backendId << " blob=" << d.processed.length << " bytes";
       if (!d.processed.sha256.empty()) os << " sha256=" << d.processed.sha256;
+      else if (d.processed.inlineBytes) os << " sha256=" << sha256Hex(*d.processed.inlineBytes);
       os << " compile_specs=[";
       for (size_t i = 0; i < d.compileSpecs.size(); ++i)
         os << (i ? ", " : "") << d.compileSpecs[i].key << "=" << base64Encode(d.compileSpecs[i].value);
       os << "]\n";
+      if (d.processed.inlineBytes && d.processed.inlineBytes->size() <= 1024)
+        os << "  processed_bytes: " << pyBytes(*d.processed.inlineBytes) << "\n";
       if (d.original) {
         os << "  original module of " << name << ":\n";
         printMethod(os, *d.original, nullptr, opts);

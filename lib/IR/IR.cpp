@@ -100,8 +100,9 @@ bool isIntegralType(ScalarType t, bool includeBool) {
   }
 }
 std::optional<ScalarType> scalarTypeFromSerialized(int64_t v) {
+  // -1 in the table marks dtypes the serializer cannot spell; it is not a serialized value.
   for (const auto &d : kDtypes)
-    if (d.serialized == v) return d.type;
+    if (d.serialized >= 0 && d.serialized == v) return d.type;
   return std::nullopt;
 }
 int64_t scalarTypeToSerialized(ScalarType t) {

@@ -20,37 +20,36 @@ public:
 
   /// Inserts or overwrites; an overwritten key keeps its position.
   V &set(const std::string &key, V value) {
-    auto it = index_.find(key);
-    if (it != index_.end()) {
-      items_[it->second].second = std::move(value);
-      return items_[it->second].second;
+    if (size_t pos = position(key); pos != npos) {
+      items_[pos].second = std::move(value);
+      return items_[pos].second;
     }
-    index_.emplace(key, items_.size());
     items_.emplace_back(key, std::move(value));
+    if (!index_.empty() || items_.size() > kLinearLimit) indexLast();
     return items_.back().second;
   }
   V &operator[](const std::string &key) {
-    auto it = index_.find(key);
-    if (it != index_.end()) return items_[it->second].second;
+    if (size_t pos = position(key); pos != npos) return items_[pos].second;
     return set(key, V{});
   }
   const V *find(const std::string &key) const {
-    auto it = index_.find(key);
-    return it == index_.end() ? nullptr : &items_[it->second].second;
+    size_t pos = position(key);
+    return pos == npos ? nullptr : &items_[pos].second;
   }
   V *find(const std::string &key) {
-    auto it = index_.find(key);
-    return it == index_.end() ? nullptr : &items_[it->second].second;
+    size_t pos = position(key);
+    return pos == npos ? nullptr : &items_[pos].second;
   }
-  bool contains(const std::string &key) const { return index_.count(key) != 0; }
+  bool contains(const std::string &key) const { return position(key) != npos; }
   bool erase(const std::string &key) {
-    auto it = index_.find(key);
-    if (it == index_.end()) return false;
-    size_t pos = it->second;
+    size_t pos = position(key);
+    if (pos == npos) return false;
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(pos));
-    index_.erase(it);
-    for (auto &entry : index_)
-      if (entry.second > pos) --entry.second;
+    if (!index_.empty()) {
+      index_.erase(key);
+      for (auto &entry : index_)
+        if (entry.second > pos) --entry.second;
+    }
     return true;
   }
   size_t size() const { return items_.size(); }
@@ -61,7 +60,7 @@ public:
   }
   void reserve(size_t n) {
     items_.reserve(n);
-    index_.reserve(n);
+    if (n > kLinearLimit) index_.reserve(n);
   }
   auto begin() { return items_.begin(); }
   auto end() { return items_.end(); }
@@ -70,6 +69,28 @@ public:
   bool operator==(const OrderedMap &other) const { return items_ == other.items_; }
 
 private:
+  // Small maps (node metadata: a handful of keys, one map per node) are searched
+  // linearly; a hash index is built only past this size, which keeps a 100k-node
+  // program from allocating 100k hash tables.
+  static constexpr size_t kLinearLimit = 8;
+  static constexpr size_t npos = static_cast<size_t>(-1);
+
+  size_t position(const std::string &key) const {
+    if (items_.size() <= kLinearLimit && index_.empty()) {
+      for (size_t i = 0; i < items_.size(); ++i)
+        if (items_[i].first == key) return i;
+      return npos;
+    }
+    auto it = index_.find(key);
+    return it == index_.end() ? npos : it->second;
+  }
+  void indexLast() {
+    if (index_.empty())
+      for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].first, i);
+    else
+      index_.emplace(items_.back().first, items_.size() - 1);
+  }
+
   std::vector<value_type> items_;
   std::unordered_map<std::string, size_t> index_;
 };

@@ -83,9 +83,16 @@ TEST_CASE("bad identifier and extended header", "[pte][reader]") {
   putLE(tinyProgram, 16, 20, 8);
   CHECK(readError(tinyProgram) == "program_size 20 is smaller than the headers (40 bytes)");
 
-  // A 24-byte header (no segment_data_size) is still accepted.
   Program p = readPte(arduino, "ok.pte");
   CHECK(p.layout.extendedHeader->segmentDataSize == 4);
+  // A 24-byte header (written before segment_data_size existed) is accepted;
+  // the bytes that follow it are then ignored.
+  std::string oldHeader = arduino;
+  putLE(oldHeader, 12, 24, 4);
+  Program old = readPte(oldHeader, "old.pte");
+  CHECK(old.layout.extendedHeader->length == 24);
+  CHECK(old.layout.extendedHeader->segmentDataSize == 0);
+  CHECK(old.constants.at(1).bytes() == std::string("\x00\x00\x80\x3f", 4));
 }
 
 TEST_CASE("corrupted flatbuffer", "[pte][reader]") {

@@ -69,8 +69,9 @@ int main(int argc, char **argv) {
     attributeErrorsTo(input, [&] {
       verifyProgram(program, program.stage);
       plan::insertBufferWriteBack(program);
-      plan::toOutVariant(program);
+      // Views first, as upstream: they are recognised as functional view_copy ops.
       if (!keepViews) plan::viewsToAliases(program);
+      plan::toOutVariant(program);
       details = plan::planProgram(program, options);
       verifyProgram(program, Stage::Planned);
     });

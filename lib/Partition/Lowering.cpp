@@ -1,0 +1,687 @@
+//===- Partition/Lowering.cpp - to_backend: the three delegation flows ----===//
+//
+// Fusing a partition follows upstream's create_submodule_from_nodes and
+// create_exported_program_from_submodule (pte-format.md §7.3):
+//  - the subgraph's inputs are the constants the delegate owns, then the
+//    outside values it reads in order of first use;
+//  - its outputs are the values of partition nodes used outside, in node order;
+//  - the call node replaces the partition where its last node was, and the
+//    graph is re-sorted topologically (stably), so users that sat between
+//    partition nodes move after the call.
+//
+//===----------------------------------------------------------------------===//
+#include "Partition/Lowering.h"
+#include "Edge/EdgeUtil.h"
+#include "Edge/OpInfo.h"
+#include "Edge/Passes.h"
+#include "IR/Verifier.h"
+#include "Partition/Fusion.h"
+#include "Support/Error.h"
+#include "Support/FileIO.h"
+#include "Support/Hash.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace exir::partition {
+
+std::pair<std::string, std::string> splitDelegateReference(const std::string &reference) {
+  auto dash = reference.find('-');
+  if (dash == std::string::npos) return {reference, ""};
+  return {reference.substr(0, dash), reference.substr(dash + 1)};
+}
+
+namespace {
+
+bool isDelegateCall(const Node &node) { return node.target == kDelegateTarget; }
+
+bool selected(const LoweringOptions &options, const std::string &method) {
+  return options.methods.empty() ||
+         std::find(options.methods.begin(), options.methods.end(), method) != options.methods.end();
+}
+
+void checkSelectedMethodsExist(const Program &program, const LoweringOptions &options) {
+  for (const auto &m : options.methods)
+    if (!program.methods.contains(m)) throw Error("--method '" + m + "': the program has no such method");
+}
+
+std::string nextDelegateName(const Program &program) {
+  for (size_t i = 0;; ++i) {
+    std::string name = "lowered_module_" + std::to_string(i);
+    if (!program.delegates.contains(name)) return name;
+  }
+}
+
+int64_t maxDebugHandle(const Graph &graph) {
+  int64_t best = 0;
+  for (const Node &n : graph.nodes)
+    if (const std::string *h = n.metadata.find("debug_handle")) {
+      try {
+        best = std::max<int64_t>(best, std::stoll(*h));
+      } catch (const std::exception &) {
+        // A non-numeric handle is not ours to judge; it just does not count.
+      }
+    }
+  return best;
+}
+
+/// torch treespec JSON strings for the lowered subgraph's module call signature.
+std::string treespecLeaves(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i)
+    out += std::string(i ? ", " : "") + "{\"type\": null, \"context\": null, \"children_spec\": []}";
+  return out;
+}
+std::string inputTreespec(size_t n) {
+  return "[1, {\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": [{\"type\": "
+         "\"builtins.tuple\", \"context\": \"null\", \"children_spec\": [" +
+         treespecLeaves(n) +
+         "]}, {\"type\": \"builtins.dict\", \"context\": \"[]\", \"children_spec\": []}]}]";
+}
+std::string outputListTreespec(size_t n) {
+  return "[1, {\"type\": \"builtins.list\", \"context\": \"null\", \"children_spec\": [" + treespecLeaves(n) + "]}]";
+}
+
+/// Copies the metadata tables of `name` from `from` into `to`.
+void copyValueMeta(const Graph &from, Graph &to, const std::string &name) {
+  if (const TensorMeta *m = from.tensorValues.find(name)) to.tensorValues.set(name, *m);
+  if (const SymInt *s = from.symIntValues.find(name)) to.symIntValues.set(name, *s);
+  if (const SymBool *s = from.symBoolValues.find(name)) to.symBoolValues.set(name, *s);
+  if (const SymFloat *s = from.symFloatValues.find(name)) to.symFloatValues.set(name, *s);
+}
+
+/// An ExportedProgram shell carrying the parent's versions and metadata.
+ExportedProgram emptyLike(const ExportedProgram &parent) {
+  ExportedProgram ep;
+  ep.metadata = parent.metadata;
+  ep.treespecNamedtupleFields = parent.treespecNamedtupleFields;
+  ep.opsetVersion = parent.opsetVersion;
+  ep.rangeConstraints = parent.rangeConstraints;
+  ep.schemaVersion = parent.schemaVersion;
+  ep.verifiers = parent.verifiers;
+  ep.torchVersion = parent.torchVersion;
+  return ep;
+}
+
+void setRootCallSignature(ExportedProgram &ep, std::vector<std::string> userInputNames, size_t outputs) {
+  ModuleCallSignature sig;
+  sig.inSpec = inputTreespec(userInputNames.size());
+  sig.outSpec = outputListTreespec(outputs);
+  sig.forwardArgNames = std::move(userInputNames);
+  ep.moduleCallGraph = {ModuleCallEntry{"", sig}};
+}
+
+/// The fused partition as a standalone program, and how the parent calls it.
+struct Subgraph {
+  ExportedProgram program;
+  std::vector<std::string> userInputs; // parent values passed to the call, in order
+  std::vector<std::string> outputs;    // parent values the call produces, in order
+};
+
+Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<size_t> &nodes,
+                         const std::vector<size_t> &ownedInputs) {
+  const Graph &g = parent.graph;
+  Subgraph sub;
+  sub.program = emptyLike(parent);
+  Graph &sg = sub.program.graph;
+
+  std::unordered_set<std::string> definedInside;
+  std::vector<bool> member(g.nodes.size(), false);
+  for (size_t i : nodes) {
+    member[i] = true;
+    std::vector<std::string> names;
+    for (const auto &o : g.nodes[i].outputs) o.collectTensorNames(names);
+    definedInside.insert(names.begin(), names.end());
+  }
+  std::unordered_set<std::string> owned;
+  for (size_t k : ownedInputs) {
+    const std::string &name = g.inputs[k].name;
+    owned.insert(name);
+    sg.inputs.push_back(g.inputs[k]);
+    sub.program.signature.inputSpecs.push_back(parent.signature.inputSpecs[k]);
+    copyValueMeta(g, sg, name);
+  }
+  // Outside values in order of first use.
+  std::unordered_set<std::string> seen;
+  for (size_t i : nodes) {
+    const Node &node = g.nodes[i];
+    for (const auto &in : node.inputs) {
+      std::vector<std::string> uses;
+      in.arg.collectTensorNames(uses);
+      for (const auto &u : uses) {
+        if (definedInside.count(u) || owned.count(u) || !seen.insert(u).second) continue;
+        sub.userInputs.push_back(u);
+        sg.inputs.push_back(Argument::tensor(u));
+        InputSpec spec;
+        spec.kind = InputKind::UserInput;
+        spec.arg = Argument::tensor(u);
+        sub.program.signature.inputSpecs.push_back(spec);
+        copyValueMeta(g, sg, u);
+      }
+      for (const auto &s : in.arg.syms)
+        if (s.isName && !definedInside.count(s.name))
+          throw Error("a partition node uses the symbolic value '" + s.name +
+                          "' computed outside the partition; delegates take tensor inputs only",
+                      {}, "node " + node.displayName());
+    }
+    sg.nodes.push_back(node);
+    for (const auto &o : node.outputs) {
+      std::vector<std::string> names;
+      o.collectTensorNames(names);
+      for (const auto &s : o.syms)
+        if (s.isName) names.push_back(s.name);
+      for (const auto &n : names) copyValueMeta(g, sg, n);
+    }
+  }
+  // Values used after the partition, in node order.
+  std::unordered_set<std::string> usedOutside;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (member[i]) continue;
+    std::vector<std::string> uses;
+    for (const auto &in : g.nodes[i].inputs) in.arg.collectTensorNames(uses);
+    usedOutside.insert(uses.begin(), uses.end());
+  }
+  for (const auto &o : g.outputs) {
+    std::vector<std::string> uses;
+    o.collectTensorNames(uses);
+    usedOutside.insert(uses.begin(), uses.end());
+  }
+  for (size_t i : nodes)
+    for (const auto &o : g.nodes[i].outputs) {
+      std::vector<std::string> names;
+      o.collectTensorNames(names);
+      for (const auto &n : names)
+        if (usedOutside.count(n)) {
+          sub.outputs.push_back(n);
+          sg.outputs.push_back(Argument::tensor(n));
+          OutputSpec spec;
+          spec.kind = OutputKind::UserOutput;
+          spec.arg = Argument::tensor(n);
+          sub.program.signature.outputSpecs.push_back(spec);
+        }
+    }
+  setRootCallSignature(sub.program, sub.userInputs, sub.outputs.size());
+  return sub;
+}
+
+/// FX's name for a new node: `base`, base_1, ... unused by nodes and values.
+std::string freshNodeName(const Graph &graph, const std::string &base) {
+  std::unordered_set<std::string> taken;
+  for (const Node &n : graph.nodes)
+    if (n.name) taken.insert(*n.name);
+  for (int k = 0;; ++k) {
+    std::string name = k ? base + "_" + std::to_string(k) : base;
+    if (!taken.count(name) && graph.freshName(name) == name) return name;
+  }
+}
+
+/// The executorch_call_delegate node: (module name, *inputs) -> outputs. Its
+/// FX name (Node.name) is kept so printouts read like torch's.
+Node makeDelegateCall(const Graph &graph, const std::string &delegateName, const std::vector<std::string> &inputs,
+                      const std::vector<std::string> &outputs, int64_t debugHandle) {
+  Node call;
+  call.name = freshNodeName(graph, "executorch_call_delegate");
+  call.target = kDelegateTarget;
+  call.inputs.push_back({"", Argument::string(delegateName), ArgumentPassing::Positional});
+  for (const auto &in : inputs) call.inputs.push_back({"", Argument::tensor(in), ArgumentPassing::Positional});
+  for (const auto &out : outputs) call.outputs.push_back(Argument::tensor(out));
+  call.isHopSingleTensorReturn = false;
+  call.metadata.set("debug_handle", std::to_string(debugHandle));
+  return call;
+}
+
+/// Graph inputs (by index) that are not user-visible: owned constants leave.
+void eraseInputs(ExportedProgram &ep, std::vector<size_t> indices) {
+  std::sort(indices.rbegin(), indices.rend());
+  for (size_t k : indices) {
+    const std::string name = ep.graph.inputs[k].name;
+    ep.graph.inputs.erase(ep.graph.inputs.begin() + std::ptrdiff_t(k));
+    ep.signature.inputSpecs.erase(ep.signature.inputSpecs.begin() + std::ptrdiff_t(k));
+    ep.graph.tensorValues.erase(name);
+  }
+}
+
+/// Replaces the partition's nodes in `ep` by a call to `delegateName`.
+/// `tags` is kept aligned with the node list (the call node gets "").
+void fuseIntoCall(ExportedProgram &ep, std::vector<std::string> &tags, const std::vector<size_t> &nodes,
+                  const Subgraph &sub, const std::string &delegateName) {
+  Graph &g = ep.graph;
+  int64_t handle = maxDebugHandle(g) + 1;
+  std::vector<std::string> results;
+  for (const auto &out : sub.outputs) {
+    std::string name = g.freshName("getitem");
+    g.tensorValues.set(name, edge::metaOf(g, out));
+    results.push_back(name);
+  }
+  Node call = makeDelegateCall(g, delegateName, sub.userInputs, results, handle);
+  std::set<size_t> member(nodes.begin(), nodes.end());
+  std::vector<Node> kept;
+  std::vector<std::string> keptTags;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!member.count(i)) {
+      kept.push_back(std::move(g.nodes[i]));
+      keptTags.push_back(tags[i]);
+      continue;
+    }
+    std::vector<std::string> defined;
+    for (const auto &o : g.nodes[i].outputs) o.collectTensorNames(defined);
+    for (const auto &n : defined)
+      if (std::find(sub.outputs.begin(), sub.outputs.end(), n) == sub.outputs.end()) g.tensorValues.erase(n);
+    if (i == *member.rbegin()) {
+      kept.push_back(std::move(call));
+      keptTags.push_back("");
+    }
+  }
+  g.nodes = std::move(kept);
+  for (size_t k = 0; k < sub.outputs.size(); ++k) {
+    edge::replaceUses(ep, sub.outputs[k], results[k]);
+    g.tensorValues.erase(sub.outputs[k]);
+  }
+  std::vector<size_t> order = stableTopologicalOrder(g);
+  std::vector<Node> sorted;
+  std::vector<std::string> sortedTags;
+  for (size_t i : order) {
+    sorted.push_back(std::move(g.nodes[i]));
+    sortedTags.push_back(keptTags[i]);
+  }
+  g.nodes = std::move(sorted);
+  tags = std::move(sortedTags);
+}
+
+Delegate makeDelegate(const std::string &backendId, const std::vector<CompileSpec> &specs, std::string blob,
+                      ExportedProgram original) {
+  Delegate d;
+  d.backendId = backendId;
+  d.compileSpecs = specs;
+  d.processed.length = blob.size();
+  d.processed.sha256 = sha256Hex(blob);
+  d.processed.inlineBytes = std::move(blob);
+  d.original = std::make_shared<ExportedProgram>(std::move(original));
+  return d;
+}
+
+std::string describeDelegate(const std::string &name, const std::string &method, const Delegate &d,
+                             size_t nodeCount) {
+  return name + " (" + method + "): " + d.backendId + ", " + std::to_string(nodeCount) + " node" +
+         (nodeCount == 1 ? "" : "s") + ", " + std::to_string(d.processed.length) + " bytes";
+}
+
+/// Runs a backend's preprocess, attributing its errors to the partition.
+PreprocessResult runPreprocess(const Backend &backend, const ExportedProgram &sub, const std::vector<CompileSpec> &specs,
+                               const std::string &where, LoweringReport &report) {
+  PreprocessResult result;
+  try {
+    result = backend.preprocess(sub, specs);
+  } catch (Error &e) {
+    std::string location = e.location().empty() ? where : where + ", " + e.location();
+    throw Error(e.message(), e.file(), location);
+  }
+  for (auto &w : result.warnings) report.warnings.push_back(std::move(w));
+  return result;
+}
+
+/// Every delegate call must name a delegate of the program.
+void requireResolvedCalls(const Program &program) {
+  for (const auto &[methodName, method] : program.methods) {
+    const Graph &g = method.program.graph;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node &node = g.nodes[i];
+      if (!isDelegateCall(node)) continue;
+      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
+                          node.displayName() + ")";
+      if (node.inputs.empty() || node.inputs[0].arg.kind != ArgKind::String)
+        throw Error("executorch_call_delegate's first argument must name the lowered module", {}, where);
+      const std::string &ref = node.inputs[0].arg.name;
+      if (!program.delegates.contains(ref)) {
+        auto [module, backend] = splitDelegateReference(ref);
+        throw Error("executorch_call_delegate calls lowered module '" + module + "'" +
+                        (backend.empty() ? "" : " (backend " + backend + ")") +
+                        ", which the program does not contain; pass --lowered " + module +
+                        "=FILE with the artifact exir-partition --whole-module wrote for it",
+                    {}, where);
+      }
+    }
+  }
+}
+
+std::string metaText(const TensorMeta &m) {
+  std::string out = std::string(shortName(m.dtype)) + "[";
+  for (size_t i = 0; i < m.sizes.size(); ++i)
+    out += (i ? ", " : "") + (m.sizes[i].isExpr ? m.sizes[i].expr : std::to_string(m.sizes[i].value));
+  return out + "]";
+}
+
+bool sameShape(const TensorMeta &a, const TensorMeta &b) { return a.dtype == b.dtype && a.sizes == b.sizes; }
+
+/// The user inputs and outputs of a delegate's original subgraph.
+std::pair<std::vector<std::string>, std::vector<std::string>> originalInterface(const ExportedProgram &original) {
+  std::vector<std::string> ins, outs;
+  for (size_t i = 0; i < original.graph.inputs.size(); ++i) {
+    bool user = i >= original.signature.inputSpecs.size() ||
+                original.signature.inputSpecs[i].kind == InputKind::UserInput;
+    if (user) ins.push_back(original.graph.inputs[i].name);
+  }
+  for (size_t i = 0; i < original.graph.outputs.size(); ++i) {
+    bool user = i >= original.signature.outputSpecs.size() ||
+                original.signature.outputSpecs[i].kind == OutputKind::UserOutput;
+    if (user) outs.push_back(original.graph.outputs[i].name);
+  }
+  return {ins, outs};
+}
+
+/// Checks one call against its delegate's original subgraph; throws at `where`.
+void checkCallSignature(const Graph &g, const Node &call, const std::string &delegateName, const Delegate &d,
+                        const std::string &where) {
+  if (!d.original) return;
+  auto [ins, outs] = originalInterface(*d.original);
+  const Graph &og = d.original->graph;
+  size_t given = call.inputs.size() - 1;
+  if (given != ins.size())
+    throw Error("the call passes " + std::to_string(given) + " inputs but " + delegateName + " takes " +
+                    std::to_string(ins.size()),
+                {}, where);
+  for (size_t k = 0; k < ins.size(); ++k) {
+    const Argument &a = call.inputs[k + 1].arg;
+    if (a.kind != ArgKind::Tensor) throw Error("delegate input " + std::to_string(k) + " is not a tensor", {}, where);
+    const TensorMeta *have = g.tensorValues.find(a.name);
+    const TensorMeta *want = og.tensorValues.find(ins[k]);
+    if (have && want && !sameShape(*have, *want))
+      throw Error("delegate input " + std::to_string(k) + " '" + a.name + "' is " + metaText(*have) + " but " +
+                      delegateName + " expects " + metaText(*want) + " ('" + ins[k] + "')",
+                  {}, where);
+  }
+  std::vector<std::string> produced;
+  for (const auto &o : call.outputs) o.collectTensorNames(produced);
+  if (produced.size() != outs.size())
+    throw Error("the call has " + std::to_string(produced.size()) + " outputs but " + delegateName + " returns " +
+                    std::to_string(outs.size()),
+                {}, where);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const TensorMeta *have = g.tensorValues.find(produced[k]);
+    const TensorMeta *want = og.tensorValues.find(outs[k]);
+    if (have && want && !sameShape(*have, *want))
+      throw Error("delegate output " + std::to_string(k) + " '" + produced[k] + "' is " + metaText(*have) + " but " +
+                      delegateName + " returns " + metaText(*want) + " ('" + outs[k] + "')",
+                  {}, where);
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Flow 1: whole program
+//===----------------------------------------------------------------------===//
+
+void lowerWholeProgram(Program &program, const std::string &backendId, const std::vector<CompileSpec> &compileSpecs,
+                       const LoweringOptions &options, LoweringReport &report) {
+  checkSelectedMethodsExist(program, options);
+  requireResolvedCalls(program);
+  const Backend &backend = options.backends->require(backendId);
+  for (auto &[methodName, method] : program.methods) {
+    if (!selected(options, methodName)) continue;
+    ExportedProgram &ep = method.program;
+    std::string where = "method " + methodName;
+    for (const auto &node : ep.graph.nodes)
+      if (isDelegateCall(node))
+        throw Error("the method already calls a delegate; whole-module lowering takes an edge program", {}, where);
+    for (const auto &spec : ep.signature.outputSpecs)
+      if (spec.kind != OutputKind::UserOutput)
+        throw Error(std::string("whole-module lowering cannot keep the ") + outputKindTag(spec.kind) +
+                        " output '" + spec.arg.name + "' visible outside the delegate",
+                    {}, where);
+    for (const auto &out : ep.graph.outputs)
+      if (out.kind != ArgKind::Tensor)
+        throw Error(std::string("the method returns a non-tensor (") + argKindTag(out.kind) +
+                        "); a delegate returns tensors only",
+                    {}, where);
+
+    PreprocessResult pre = runPreprocess(backend, ep, compileSpecs, where, report);
+
+    ExportedProgram parent = emptyLike(ep);
+    parent.moduleCallGraph = ep.moduleCallGraph;
+    std::vector<std::string> userInputs;
+    for (size_t i = 0; i < ep.graph.inputs.size(); ++i) {
+      const InputSpec &spec = ep.signature.inputSpecs.at(i);
+      if (spec.kind != InputKind::UserInput) continue; // the delegate owns every constant
+      const Argument &in = ep.graph.inputs[i];
+      if (in.kind != ArgKind::Tensor)
+        throw Error(std::string("user input ") + std::to_string(i) + " is not a tensor (" + argKindTag(in.kind) +
+                        "); a delegate takes tensors only",
+                    {}, where);
+      parent.graph.inputs.push_back(in);
+      parent.signature.inputSpecs.push_back(spec);
+      copyValueMeta(ep.graph, parent.graph, in.name);
+      userInputs.push_back(in.name);
+    }
+    std::vector<std::string> results;
+    for (const auto &out : ep.graph.outputs) {
+      std::string name = parent.graph.freshName("getitem");
+      parent.graph.tensorValues.set(name, edge::metaOf(ep.graph, out.name));
+      results.push_back(name);
+      OutputSpec spec;
+      spec.kind = OutputKind::UserOutput;
+      spec.arg = Argument::tensor(name);
+      parent.signature.outputSpecs.push_back(spec);
+      parent.graph.outputs.push_back(Argument::tensor(name));
+    }
+    std::string name = nextDelegateName(program);
+    parent.graph.nodes.push_back(makeDelegateCall(parent.graph, name, userInputs, results, maxDebugHandle(ep.graph) + 1));
+
+    std::vector<CompileSpec> specs = compileSpecs;
+    size_t nodeCount = ep.graph.nodes.size();
+    Delegate d = makeDelegate(backendId, specs, std::move(pre.processedBytes), std::move(ep));
+    report.delegatesCreated.push_back(describeDelegate(name, methodName, d, nodeCount));
+    program.delegates.set(name, std::move(d));
+    method.program = std::move(parent);
+  }
+  program.stage = Stage::Delegated;
+}
+
+//===----------------------------------------------------------------------===//
+// Flow 2: composition
+//===----------------------------------------------------------------------===//
+
+void composeLoweredModule(Program &program, const std::string &moduleName, const Program &lowered,
+                          LoweringReport &report) {
+  const Delegate *delegate = lowered.delegates.find(moduleName);
+  if (!delegate) {
+    if (lowered.delegates.size() != 1)
+      throw Error("the lowered artifact has " + std::to_string(lowered.delegates.size()) +
+                  " delegates and none is named '" + moduleName +
+                  "'; pass an artifact written by exir-partition --whole-module (one delegate)");
+    delegate = &lowered.delegates.begin()->second;
+  }
+  if (!delegate->original)
+    throw Error("the lowered module has no original subgraph, so its signature cannot be checked");
+  if (const Delegate *existing = program.delegates.find(moduleName); existing && !(*existing == *delegate))
+    throw Error("the program already has a different delegate named '" + moduleName + "'");
+
+  size_t calls = 0;
+  for (auto &[methodName, method] : program.methods) {
+    Graph &g = method.program.graph;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      Node &node = g.nodes[i];
+      if (!isDelegateCall(node) || node.inputs.empty() || node.inputs[0].arg.kind != ArgKind::String) continue;
+      auto [module, backend] = splitDelegateReference(node.inputs[0].arg.name);
+      if (module != moduleName) continue;
+      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
+                          node.displayName() + ")";
+      if (!backend.empty() && backend != delegate->backendId)
+        throw Error("the graph calls " + moduleName + " on backend '" + backend + "' but the lowered module is for '" +
+                        delegate->backendId + "'",
+                    {}, where);
+      checkCallSignature(g, node, moduleName, *delegate, where);
+      node.inputs[0].arg.name = moduleName;
+      ++calls;
+    }
+  }
+  if (!calls) throw Error("no executorch_call_delegate in the program calls '" + moduleName + "'");
+  program.delegates.set(moduleName, *delegate);
+  report.delegatesCreated.push_back(moduleName + ": " + delegate->backendId + ", " + std::to_string(calls) +
+                                    " call" + (calls == 1 ? "" : "s") + ", " +
+                                    std::to_string(delegate->processed.length) + " bytes (composed)");
+  program.stage = Stage::Delegated;
+}
+
+//===----------------------------------------------------------------------===//
+// Flow 3: partitioner
+//===----------------------------------------------------------------------===//
+
+void partitionProgram(Program &program, const Partitioner &partitioner, const LoweringOptions &options,
+                      LoweringReport &report) {
+  checkSelectedMethodsExist(program, options);
+  requireResolvedCalls(program);
+  for (auto &[methodName, method] : program.methods) {
+    if (!selected(options, methodName)) continue;
+    ExportedProgram &ep = method.program;
+    std::string where = "method " + methodName;
+    PartitionResult result = partitioner.partition(ep);
+    if (result.nodeTags.size() != ep.graph.nodes.size() || result.inputTags.size() != ep.graph.inputs.size())
+      throw InternalError("partitioner " + partitioner.name() + " returned tags that do not match the graph");
+
+    // Tag rules of upstream's to_backend (pte-format.md §7.2).
+    for (size_t i = 0; i < ep.graph.nodes.size(); ++i) {
+      const std::string &tag = result.nodeTags[i];
+      if (tag.empty()) continue;
+      const Node &node = ep.graph.nodes[i];
+      if (!result.partitionTags.contains(tag))
+        throw Error("node is tagged '" + tag + "', which the partitioner gave no backend for", {},
+                    where + ", node " + node.displayName());
+      if (parseTarget(node.target).dialect != TargetDialect::Edge)
+        throw Error("only edge-dialect ops can be delegated, not " + node.target, {},
+                    where + ", node " + node.displayName());
+    }
+    for (size_t k = 0; k < ep.graph.inputs.size(); ++k) {
+      const std::string &tag = result.inputTags[k];
+      if (tag.empty()) continue;
+      InputKind kind = ep.signature.inputSpecs.at(k).kind;
+      if (kind != InputKind::Parameter && kind != InputKind::Buffer && kind != InputKind::TensorConstant)
+        throw Error("graph input '" + ep.graph.inputs[k].name +
+                        "' is tagged but only parameters, buffers and constants can be owned by a delegate",
+                    {}, where);
+      for (size_t i = 0; i < ep.graph.nodes.size(); ++i) {
+        std::vector<std::string> uses;
+        for (const auto &in : ep.graph.nodes[i].inputs) in.arg.collectTensorNames(uses);
+        if (std::find(uses.begin(), uses.end(), ep.graph.inputs[k].name) != uses.end() && result.nodeTags[i] != tag)
+          throw Error("constant '" + ep.graph.inputs[k].name + "' is tagged '" + tag + "' but its user " +
+                          ep.graph.nodes[i].displayName() + " is not",
+                      {}, where);
+      }
+    }
+
+    std::vector<std::string> tags = result.nodeTags;
+    std::vector<std::string> inputTags = result.inputTags;
+    for (const auto &[tag, chosen] : result.partitionTags) {
+      std::vector<size_t> nodes;
+      for (size_t i = 0; i < tags.size(); ++i)
+        if (tags[i] == tag) nodes.push_back(i);
+      if (nodes.empty()) continue;
+      // Checked on the current graph: fusing an earlier tag can close a cycle
+      // through this one even when both were convex in the original graph.
+      if (auto witness = findCycleWitness(NodeDependencies::of(ep.graph), nodes))
+        throw Error("partition '" + tag + "' would create a dependency cycle: " +
+                        ep.graph.nodes[*witness].displayName() +
+                        " depends on the partition and feeds it; split the partition there",
+                    {}, where);
+      std::vector<size_t> owned;
+      for (size_t k = 0; k < inputTags.size(); ++k)
+        if (inputTags[k] == tag) owned.push_back(k);
+
+      DelegationSpec spec = chosen;
+      if (options.backendOverride) {
+        spec.backendId = *options.backendOverride;
+        spec.preprocessor.clear();
+      }
+      if (options.compileSpecOverride) spec.compileSpecs = *options.compileSpecOverride;
+      const Backend &backend = options.backends->require(spec.preprocessorId());
+
+      Subgraph sub = extractSubgraph(ep, nodes, owned);
+      std::string name = nextDelegateName(program);
+      PreprocessResult pre =
+          runPreprocess(backend, sub.program, spec.compileSpecs, where + ", partition " + tag + " (" + name + ")", report);
+      fuseIntoCall(ep, tags, nodes, sub, name);
+      eraseInputs(ep, owned);
+      for (auto it = owned.rbegin(); it != owned.rend(); ++it) inputTags.erase(inputTags.begin() + std::ptrdiff_t(*it));
+
+      Delegate d = makeDelegate(spec.backendId, spec.compileSpecs, std::move(pre.processedBytes), std::move(sub.program));
+      report.delegatesCreated.push_back(describeDelegate(name, methodName, d, nodes.size()));
+      program.delegates.set(name, std::move(d));
+    }
+  }
+  program.stage = Stage::Delegated;
+}
+
+//===----------------------------------------------------------------------===//
+// Verification and blob storage
+//===----------------------------------------------------------------------===//
+
+void verifyDelegatedProgram(const Program &program) {
+  edge::DtypeRules rules = edge::DtypeRules::load("");
+  edge::verifyEdgeProgram(program, rules);
+  requireResolvedCalls(program);
+  for (const auto &[methodName, method] : program.methods) {
+    const Graph &g = method.program.graph;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node &node = g.nodes[i];
+      if (!isDelegateCall(node)) continue;
+      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
+                          node.displayName() + ")";
+      const std::string &name = node.inputs[0].arg.name;
+      checkCallSignature(g, node, name, *program.delegates.find(name), where);
+    }
+  }
+  for (const auto &[name, d] : program.delegates) {
+    if (!d.original) continue;
+    Program original;
+    original.stage = Stage::Edge;
+    original.constants = program.constants;
+    original.methods.set("forward", Method{*d.original, std::nullopt});
+    try {
+      edge::verifyEdgeProgram(original, rules);
+    } catch (Error &e) {
+      throw Error("original module of " + name + ": " + e.message(), e.file(), "/delegates/" + name);
+    }
+    for (const auto &spec : d.original->signature.inputSpecs)
+      if ((spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer ||
+           spec.kind == InputKind::TensorConstant) &&
+          !program.constants.contains(spec.target))
+        throw Error("original module of " + name + " owns constant '" + spec.target +
+                        "', which is not in the constants table",
+                    {}, "/delegates/" + name);
+  }
+}
+
+void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_t inlineLimit) {
+  for (auto &[name, d] : program.delegates)
+    if (d.processed.inlineBytes && d.processed.sha256.empty()) d.processed.sha256 = sha256Hex(*d.processed.inlineBytes);
+  if (outputPath == "-") return;
+  namespace fs = std::filesystem;
+  std::string sidecar = fs::absolute(fs::path(outputPath + ".blobs")).lexically_normal().string();
+
+  // Blobs already in the sidecar we are about to rewrite come back into memory first.
+  for (auto &[name, d] : program.delegates)
+    if (!d.processed.inlineBytes && d.processed.file == sidecar) {
+      d.processed.inlineBytes = readFileRange(sidecar, d.processed.offset, d.processed.length);
+      d.processed.file.clear();
+      d.processed.offset = 0;
+    }
+  std::string content;
+  std::map<std::string, uint64_t> offsetOf; // sha256 -> offset in the sidecar
+  for (auto &[name, d] : program.delegates) {
+    DataRef &ref = d.processed;
+    if (!ref.inlineBytes || ref.inlineBytes->size() <= inlineLimit) continue;
+    auto [it, inserted] = offsetOf.emplace(ref.sha256, content.size());
+    if (inserted) content += *ref.inlineBytes;
+    ref.file = sidecar;
+    ref.offset = it->second;
+    ref.length = ref.inlineBytes->size();
+    ref.inlineBytes.reset();
+  }
+  if (!offsetOf.empty()) writeFileAtomically(sidecar, content);
+}
+
+} // namespace exir::partition

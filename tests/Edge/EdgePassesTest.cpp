@@ -1,0 +1,335 @@
+//===- tests/Edge/EdgePassesTest.cpp - to_edge passes and the pipeline ----===//
+//
+// scalar-to-tensor (lifted constants and their placement), to-edge-ops
+// (targets and torch.fx-style names), dim-order-ops, debug handles, the
+// core-ATen check with its --allow-non-core escape hatch, and the whole
+// toEdge pipeline on a small graph.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/EdgeUtil.h"
+#include "Edge/Passes.h"
+#include "IR/Verifier.h"
+#include "../IR/GraphBuilder.h"
+
+#include <catch2/catch.hpp>
+
+using namespace exir;
+using namespace irtest;
+using Names = std::vector<std::string>;
+using Ints = std::vector<int64_t>;
+
+namespace {
+
+constexpr ScalarType F32 = ScalarType::Float;
+
+const Argument &arg(const Node &n, const std::string &name) {
+  const NamedArgument *a = n.input(name);
+  REQUIRE(a);
+  return a->arg;
+}
+
+std::vector<std::string> inputNames(const ExportedProgram &ep) {
+  std::vector<std::string> names;
+  for (const auto &a : ep.graph.inputs) names.push_back(a.name);
+  return names;
+}
+
+std::vector<std::string> outputNames(const Graph &g) {
+  std::vector<std::string> names;
+  for (const auto &n : g.nodes) names.push_back(n.outputs.empty() ? "" : n.displayName());
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("scalar-to-tensor lifts scalars in Tensor positions", "[edge][scalar]") {
+  GraphBuilder b;
+  b.param("p_w", "w", F32, {3});
+  b.input("x", F32, {3});
+  b.aten("add.Tensor", {pos("self", T("x")), pos("other", Argument::real(1.0))}, "add", F32, {3});
+  b.aten("mul.Tensor", {pos("self", T("add")), pos("other", Argument::integer(2))}, "mul", F32, {3});
+  // add.Scalar takes a Scalar: nothing to lift.
+  b.aten("add.Scalar", {pos("self", T("mul")), pos("other", Argument::real(3.0))}, "add_1", F32, {3});
+  b.aten("mul.Tensor", {pos("self", T("add_1")), pos("other", T("p_w"))}, "mul_1", F32, {3});
+  b.output("mul_1");
+  Program p = programOf(b.ep);
+  edge::scalarToTensor(p);
+  const ExportedProgram &ep = methodOf(p);
+
+  // Lifted constants go after the parameter and before the user input.
+  CHECK(inputNames(ep) == Names{"p_w", "_lifted_tensor_constant0", "_lifted_tensor_constant1", "x"});
+  REQUIRE(ep.signature.inputSpecs.size() == 4);
+  CHECK(ep.signature.inputSpecs[1].kind == InputKind::TensorConstant);
+  CHECK(ep.signature.inputSpecs[1].target == "_lifted_tensor_constant0");
+  CHECK(ep.signature.inputSpecs[1].arg.name == "_lifted_tensor_constant0");
+  CHECK(ep.signature.inputSpecs[3].kind == InputKind::UserInput);
+
+  CHECK(arg(ep.graph.nodes[0], "other").name == "_lifted_tensor_constant0");
+  CHECK(arg(ep.graph.nodes[1], "other").name == "_lifted_tensor_constant1");
+  CHECK(arg(ep.graph.nodes[2], "other").kind == ArgKind::Float);
+
+  const ConstantTensor *c0 = p.constants.find("_lifted_tensor_constant0");
+  REQUIRE(c0);
+  CHECK(c0->dtype == ScalarType::Float);
+  CHECK(c0->sizes.empty());
+  REQUIRE(c0->data.inlineBytes);
+  CHECK(*c0->data.inlineBytes == std::string("\x00\x00\x80\x3f", 4)); // 1.0f little-endian
+  CHECK(c0->data.length == 4);
+  const ConstantTensor *c1 = p.constants.find("_lifted_tensor_constant1");
+  REQUIRE(c1);
+  CHECK(c1->dtype == ScalarType::Long);
+  CHECK(*c1->data.inlineBytes == std::string("\x02\0\0\0\0\0\0\0", 8));
+  const TensorMeta *meta = ep.graph.tensorValues.find("_lifted_tensor_constant0");
+  REQUIRE(meta);
+  CHECK(meta->sizes.empty());
+  CHECK(meta->dtype == ScalarType::Float);
+  CHECK_NOTHROW(verifyProgram(p, Stage::Aten));
+}
+
+TEST_CASE("scalar-to-tensor skips names already taken", "[edge][scalar]") {
+  GraphBuilder b;
+  b.input("x", F32, {3});
+  b.aten("add.Tensor", {pos("self", T("x")), pos("other", Argument::boolean(true))}, "add", F32, {3});
+  b.output("add");
+  Program p = programOf(b.ep);
+  p.constants.set("_lifted_tensor_constant0", ConstantTensor{});
+  edge::scalarToTensor(p);
+  const ConstantTensor *c = p.constants.find("_lifted_tensor_constant1");
+  REQUIRE(c);
+  CHECK(c->dtype == ScalarType::Bool);
+  CHECK(*c->data.inlineBytes == std::string("\x01", 1));
+  CHECK(inputNames(methodOf(p)) == Names{"_lifted_tensor_constant1", "x"});
+}
+
+TEST_CASE("to-edge-ops renames targets and nodes", "[edge][naming]") {
+  GraphBuilder b;
+  b.input("x", F32, {3});
+  b.aten("add.Tensor", {pos("self", T("x")), pos("other", T("x"))}, "add", F32, {3});
+  b.aten("add.Tensor", {pos("self", T("add")), pos("other", T("x"))}, "add_1", F32, {3});
+  b.aten("relu.default", {pos("self", T("add_1"))}, "relu", F32, {3});
+  b.output("relu");
+  Program p = programOf(b.ep);
+  edge::toEdgeOps(p);
+  const ExportedProgram &ep = methodOf(p);
+  CHECK(ep.graph.nodes[0].target == "executorch.exir.dialects.edge.ops.aten.add.Tensor");
+  CHECK(ep.graph.nodes[2].target == "executorch.exir.dialects.edge.ops.aten.relu.default");
+  CHECK(outputNames(ep.graph) == Names{"aten_add_tensor", "aten_add_tensor_1", "aten_relu_default"});
+  CHECK(arg(ep.graph.nodes[1], "self").name == "aten_add_tensor");
+  CHECK(arg(ep.graph.nodes[2], "self").name == "aten_add_tensor_1");
+  CHECK(ep.graph.outputs[0].name == "aten_relu_default");
+  CHECK(ep.signature.outputSpecs[0].arg.name == "aten_relu_default");
+  // tensor_values keeps its order with the new keys.
+  std::vector<std::string> keys;
+  for (const auto &[k, v] : ep.graph.tensorValues) keys.push_back(k);
+  CHECK(keys == Names{"x", "aten_add_tensor", "aten_add_tensor_1", "aten_relu_default"});
+  p.stage = Stage::Edge;
+  CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
+}
+
+TEST_CASE("to-edge-ops keeps sym ops and higher-order ops", "[edge][naming]") {
+  GraphBuilder b;
+  b.input("x", F32, {3});
+  Node n;
+  n.target = "torch.ops.aten.sym_size.int";
+  n.inputs = {pos("self", T("x")), pos("dim", Argument::integer(0))};
+  Argument sym;
+  sym.kind = ArgKind::SymInt;
+  sym.syms.push_back(SymArg{true, "sym_size_int", 0, 0});
+  n.outputs.push_back(sym);
+  b.ep.graph.nodes.push_back(n);
+  b.call("torch.ops.higher_order.executorch_call_delegate", {pos("lowered", Argument::string("lowered_module_0")),
+                                                             pos("x", T("x"))},
+         "delegate", F32, {3});
+  b.aten("neg.default", {pos("self", T("delegate"))}, "neg", F32, {3});
+  Program p = programOf(b.ep);
+  edge::toEdgeOps(p);
+  const Graph &g = graphOf(p);
+  CHECK(g.nodes[0].target == "torch.ops.aten.sym_size.int");
+  CHECK(g.nodes[1].target == "torch.ops.higher_order.executorch_call_delegate");
+  CHECK(g.nodes[1].outputs[0].name == "delegate");
+  CHECK(g.nodes[2].target == "executorch.exir.dialects.edge.ops.aten.neg.default");
+  CHECK(g.nodes[2].outputs[0].name == "aten_neg_default");
+}
+
+namespace {
+/// An edge program with one memory-format op on a rank-4 input.
+Program memoryFormatProgram(const std::string &op, std::optional<int64_t> memoryFormat,
+                            const std::vector<int64_t> &inputStrides = {}) {
+  GraphBuilder b;
+  b.input("x", F32, {1, 3, 4, 4});
+  if (!inputStrides.empty()) {
+    auto &strides = b.ep.graph.tensorValues.find("x")->strides;
+    for (size_t i = 0; i < strides.size(); ++i) strides[i] = SymInt::of(inputStrides[i]);
+  }
+  std::vector<NamedArgument> args = {pos("self", T("x"))};
+  if (op == "_to_copy.default") args.push_back(kw("dtype", Argument::scalarType(ScalarType::Half)));
+  if (memoryFormat) {
+    Argument mf;
+    mf.kind = ArgKind::MemoryFormat;
+    mf.intValue = *memoryFormat;
+    args.push_back(kw("memory_format", mf));
+  }
+  b.edge(op, args, "out", F32, {1, 3, 4, 4});
+  b.output("out");
+  return programOf(b.ep, Stage::Edge);
+}
+} // namespace
+
+TEST_CASE("dim-order-ops: _to_copy with channels_last -> dim_order [0, 2, 3, 1]", "[edge][dimorder]") {
+  Program p = memoryFormatProgram("_to_copy.default", kMemoryFormatChannelsLast);
+  edge::dimOrderOps(p);
+  const Node &n = graphOf(p).nodes.at(0);
+  CHECK(n.target == "executorch.exir.dialects.edge.ops.dim_order_ops._to_dim_order_copy.default");
+  CHECK(argNames(n) == Names{"self", "dtype", "dim_order"});
+  CHECK(arg(n, "dim_order").ints == Ints{0, 2, 3, 1});
+  CHECK(n.input("dim_order")->kind == ArgumentPassing::Keyword);
+  CHECK(arg(n, "dtype").intValue == int64_t(ScalarType::Half));
+}
+
+TEST_CASE("dim-order-ops: contiguous, preserve and absent formats", "[edge][dimorder]") {
+  Program contiguous = memoryFormatProgram("clone.default", kMemoryFormatContiguous, {48, 1, 12, 3});
+  edge::dimOrderOps(contiguous);
+  CHECK(graphOf(contiguous).nodes[0].target ==
+        "executorch.exir.dialects.edge.ops.dim_order_ops._clone_dim_order.default");
+  CHECK(arg(graphOf(contiguous).nodes[0], "dim_order").ints == Ints{0, 1, 2, 3});
+
+  // No format: the input's own order, read from its (channels-last) strides.
+  Program absent = memoryFormatProgram("clone.default", std::nullopt, {48, 1, 12, 3});
+  edge::dimOrderOps(absent);
+  CHECK(arg(graphOf(absent).nodes[0], "dim_order").ints == Ints{0, 2, 3, 1});
+
+  Program preserve = memoryFormatProgram("_to_copy.default", kMemoryFormatPreserve);
+  edge::dimOrderOps(preserve);
+  CHECK(arg(graphOf(preserve).nodes[0], "dim_order").ints == Ints{0, 1, 2, 3});
+}
+
+TEST_CASE("dim-order-ops: channels_last on a rank-3 tensor is refused", "[edge][dimorder]") {
+  GraphBuilder b;
+  b.input("x", F32, {3, 4, 4});
+  Argument mf;
+  mf.kind = ArgKind::MemoryFormat;
+  mf.intValue = kMemoryFormatChannelsLast;
+  b.edge("_to_copy.default", {pos("self", T("x")), kw("memory_format", mf)}, "out", F32, {3, 4, 4});
+  b.output("out");
+  Program p = programOf(b.ep, Stage::Edge);
+  CHECK(errorOf([&] { edge::dimOrderOps(p); }) ==
+        "node out: memory_format 2 cannot be expressed as a dim order for rank 3");
+}
+
+TEST_CASE("debug handles count placeholders first and keep existing ones", "[edge][debug]") {
+  GraphBuilder b;
+  b.input("x", F32, {3}).input("y", F32, {3});
+  b.edge("add.Tensor", {pos("self", T("x")), pos("other", T("y"))}, "a", F32, {3});
+  b.edge("sin.default", {pos("self", T("a"))}, "s", F32, {3}).metadata.set("debug_handle", "42");
+  b.edge("neg.default", {pos("self", T("s"))}, "n", F32, {3});
+  b.output("n");
+  Program p = programOf(b.ep, Stage::Edge);
+  edge::generateDebugHandles(p);
+  const Graph &g = graphOf(p);
+  CHECK(*g.nodes[0].metadata.find("debug_handle") == "3");
+  CHECK(*g.nodes[1].metadata.find("debug_handle") == "42");
+  CHECK(*g.nodes[2].metadata.find("debug_handle") == "5");
+}
+
+TEST_CASE("checkAtenDialect refuses non-core and unknown ops", "[edge][core]") {
+  GraphBuilder b;
+  b.param("p_a", "prelu.weight", F32, {1});
+  b.input("x", F32, {3});
+  b.aten("prelu.default", {pos("self", T("x")), pos("weight", T("p_a"))}, "prelu", F32, {3})
+      .metadata.set("stack_trace", "  File \"/m.py\", line 3, in forward\n    return self.act(x)\n");
+  b.output("prelu");
+  Program p = programOf(b.ep);
+  CHECK(errorOf([&] { edge::checkAtenDialect(p, {}); }) ==
+        "/methods/forward/graph_module/graph/nodes/0 (prelu): operator aten::prelu is not core ATen and has no "
+        "decomposition (at File \"/m.py\", line 3, in forward return self.act(x) ); hint: decompose it before "
+        "export, or pass --allow-non-core aten::prelu if your runtime has a kernel for it");
+
+  // --allow-non-core keeps it and records what was allowed.
+  CHECK_NOTHROW(edge::checkAtenDialect(p, {"aten::prelu"}));
+  const std::string *allowed = methodOf(p).metadata.find("exir_allowed_non_core");
+  REQUIRE(allowed);
+  CHECK(*allowed == "aten::prelu");
+
+  Program q = programOf(b.ep);
+  graphOf(q).nodes[0].target = "torch.ops.aten.frobnicate.default";
+  graphOf(q).nodes[0].metadata.erase("stack_trace");
+  CHECK(errorOf([&] { edge::checkAtenDialect(q, {}); }) ==
+        "/methods/forward/graph_module/graph/nodes/0 (prelu): operator aten::frobnicate is unknown to the operator "
+        "table; hint: pass --allow-non-core aten::frobnicate to keep it as it is");
+
+  graphOf(q).nodes[0].target = "my_lib.my_function";
+  CHECK(errorOf([&] { edge::checkAtenDialect(q, {}); }) ==
+        "/methods/forward/graph_module/graph/nodes/0 (prelu): unknown call target 'my_lib.my_function'");
+
+  // Core ops and custom namespaces pass.
+  graphOf(q).nodes[0].target = "torch.ops.aten.mul.Tensor";
+  CHECK_NOTHROW(edge::checkAtenDialect(q, {}));
+  graphOf(q).nodes[0].target = "torch.ops.my_ns.fused.default";
+  CHECK_NOTHROW(edge::checkAtenDialect(q, {}));
+  CHECK(methodOf(q).metadata.find("exir_allowed_non_core") == nullptr);
+}
+
+TEST_CASE("toEdge lowers a small model end to end", "[edge][pipeline]") {
+  GraphBuilder b;
+  b.param("p_weight", "fc.weight", F32, {4, 3}).param("p_bias", "fc.bias", F32, {4});
+  b.input("x", F32, {2, 3});
+  b.aten("linear.default", {pos("input", T("x")), pos("weight", T("p_weight")), pos("bias", T("p_bias"))}, "linear",
+         F32, {2, 4});
+  b.aten("relu.default", {pos("self", T("linear"))}, "relu", F32, {2, 4});
+  b.aten("add.Tensor", {pos("self", T("relu")), pos("other", Argument::real(1.0))}, "add", F32, {2, 4});
+  b.output("add");
+  Program p = programOf(b.ep);
+  edge::EdgeOptions options;
+  edge::toEdge(p, options);
+
+  CHECK(p.stage == Stage::Edge);
+  const ExportedProgram &ep = methodOf(p);
+  CHECK(inputNames(ep) == Names{"p_weight", "p_bias", "_lifted_tensor_constant0", "x"});
+  std::vector<std::string> targets;
+  for (const auto &n : ep.graph.nodes) targets.push_back(n.target);
+  CHECK(targets == Names{"executorch.exir.dialects.edge.ops.aten.permute_copy.default",
+                         "executorch.exir.dialects.edge.ops.aten.addmm.default",
+                         "executorch.exir.dialects.edge.ops.aten.relu.default",
+                         "executorch.exir.dialects.edge.ops.aten.add.Tensor"});
+  CHECK(outputNames(ep.graph) ==
+        Names{"aten_permute_copy_default", "aten_addmm_default", "aten_relu_default", "aten_add_tensor"});
+  CHECK(arg(ep.graph.nodes[1], "mat2").name == "aten_permute_copy_default");
+  CHECK(arg(ep.graph.nodes[3], "other").name == "_lifted_tensor_constant0");
+  CHECK(ep.signature.outputSpecs[0].arg.name == "aten_add_tensor");
+  std::vector<std::string> handles;
+  for (const auto &n : ep.graph.nodes) handles.push_back(*n.metadata.find("debug_handle"));
+  CHECK(handles == Names{"5", "6", "7", "8"});
+  CHECK(p.constants.contains("_lifted_tensor_constant0"));
+  CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
+
+  // to_edge needs an ATen program.
+  CHECK(errorOf([&] { edge::toEdge(p, options); }) == "to_edge expects an ATen-dialect program, got stage 'edge'");
+}
+
+TEST_CASE("toEdge stops at a non-core op and names the check", "[edge][pipeline]") {
+  GraphBuilder b;
+  b.param("p_a", "act.weight", F32, {1});
+  b.input("x", F32, {3});
+  b.aten("prelu.default", {pos("self", T("x")), pos("weight", T("p_a"))}, "prelu", F32, {3});
+  b.output("prelu");
+  Program p = programOf(b.ep);
+  edge::EdgeOptions options;
+  CHECK_THAT(errorOf([&] { edge::toEdge(p, options); }),
+             Catch::EndsWith("if your runtime has a kernel for it [pass check-aten-dialect]"));
+  // Allowed, it is kept as an edge op.
+  Program q = programOf(b.ep);
+  options.allowNonCore = {"aten::prelu"};
+  edge::toEdge(q, options);
+  CHECK(graphOf(q).nodes.at(0).target == "executorch.exir.dialects.edge.ops.aten.prelu.default");
+  CHECK(*methodOf(q).metadata.find("exir_allowed_non_core") == "aten::prelu");
+}
+
+TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
+  std::vector<std::string> names;
+  for (const auto &info : edge::edgePassRegistry()) names.push_back(info.name);
+  CHECK(names == Names{"decompose-convolution", "decompose-linear", "decompose-shape-ops", "decompose-activations",
+                       "decompose-batch-norm", "replace-view-ops", "scalar-to-tensor", "to-edge-ops", "dim-order-ops",
+                       "debug-handles"});
+  auto pass = edge::edgePassRegistry().front().create();
+  CHECK(pass->name() == "decompose-convolution");
+}

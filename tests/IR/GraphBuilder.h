@@ -1,0 +1,135 @@
+//===- tests/IR/GraphBuilder.h - Small in-memory programs for unit tests --===//
+//
+// Builds ExportedPrograms the way torch.export spells them (placeholders with
+// signature specs, call nodes with NamedArguments, tensor_values metadata), so
+// every pass can be tested from a graph of a few lines without files. Shared
+// by the IR, Edge, Plan and Emit unit tests.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/IR.h"
+#include "Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace irtest {
+
+using exir::Argument;
+using exir::NamedArgument;
+
+inline exir::TensorMeta meta(exir::ScalarType dtype, const std::vector<int64_t> &sizes) {
+  exir::TensorMeta m;
+  m.dtype = dtype;
+  for (int64_t s : sizes) m.sizes.push_back(exir::SymInt::of(s));
+  m.strides = exir::TensorMeta::contiguousStrides(m.sizes);
+  m.storageOffset = exir::SymInt::of(0);
+  return m;
+}
+
+/// A positional / keyword argument as torch.export records it.
+inline NamedArgument pos(std::string name, Argument arg) {
+  return NamedArgument{std::move(name), std::move(arg), exir::ArgumentPassing::Positional};
+}
+inline NamedArgument kw(std::string name, Argument arg) {
+  return NamedArgument{std::move(name), std::move(arg), exir::ArgumentPassing::Keyword};
+}
+inline Argument T(std::string name) { return Argument::tensor(std::move(name)); }
+
+class GraphBuilder {
+public:
+  using ST = exir::ScalarType;
+
+  /// A placeholder with its input spec (user input by default).
+  GraphBuilder &input(const std::string &name, ST dtype, const std::vector<int64_t> &sizes,
+                      exir::InputKind kind = exir::InputKind::UserInput, const std::string &target = "") {
+    ep.graph.inputs.push_back(T(name));
+    ep.graph.tensorValues.set(name, meta(dtype, sizes));
+    exir::InputSpec spec;
+    spec.kind = kind;
+    spec.arg = T(name);
+    spec.target = target;
+    ep.signature.inputSpecs.push_back(spec);
+    return *this;
+  }
+  GraphBuilder &param(const std::string &name, const std::string &fqn, ST dtype, const std::vector<int64_t> &sizes) {
+    return input(name, dtype, sizes, exir::InputKind::Parameter, fqn);
+  }
+
+  /// A call node `out = target(args)` with one tensor result.
+  exir::Node &call(const std::string &target, std::vector<NamedArgument> args, const std::string &out, ST dtype,
+                   const std::vector<int64_t> &sizes) {
+    exir::Node n;
+    n.target = target;
+    n.inputs = std::move(args);
+    n.outputs.push_back(T(out));
+    ep.graph.tensorValues.set(out, meta(dtype, sizes));
+    ep.graph.nodes.push_back(std::move(n));
+    return ep.graph.nodes.back();
+  }
+  /// An ATen call: aten("add.Tensor") -> torch.ops.aten.add.Tensor.
+  exir::Node &aten(const std::string &opAndOverload, std::vector<NamedArgument> args, const std::string &out,
+                   ST dtype, const std::vector<int64_t> &sizes) {
+    return call("torch.ops.aten." + opAndOverload, std::move(args), out, dtype, sizes);
+  }
+  /// An edge call: edge("add.Tensor") -> executorch.exir.dialects.edge.ops.aten.add.Tensor.
+  exir::Node &edge(const std::string &opAndOverload, std::vector<NamedArgument> args, const std::string &out,
+                   ST dtype, const std::vector<int64_t> &sizes) {
+    return call("executorch.exir.dialects.edge.ops.aten." + opAndOverload, std::move(args), out, dtype, sizes);
+  }
+
+  /// A user output.
+  GraphBuilder &output(const std::string &name) {
+    ep.graph.outputs.push_back(T(name));
+    exir::OutputSpec spec;
+    spec.arg = T(name);
+    ep.signature.outputSpecs.push_back(spec);
+    return *this;
+  }
+
+  exir::ExportedProgram ep;
+};
+
+/// Wraps one method into a program of the given stage.
+inline exir::Program programOf(exir::ExportedProgram ep, exir::Stage stage = exir::Stage::Aten,
+                               const std::string &method = "forward") {
+  exir::Program p;
+  p.stage = stage;
+  p.methods.set(method, exir::Method{std::move(ep), std::nullopt});
+  return p;
+}
+
+inline exir::ExportedProgram &methodOf(exir::Program &p, const std::string &method = "forward") {
+  return p.methods.find(method)->program;
+}
+inline exir::Graph &graphOf(exir::Program &p, const std::string &method = "forward") {
+  return methodOf(p, method).graph;
+}
+
+/// Sizes of a value as plain integers (static shapes only).
+inline std::vector<int64_t> sizesOf(const exir::Graph &g, const std::string &name) {
+  std::vector<int64_t> out;
+  for (const auto &s : g.tensorValues.find(name)->sizes) out.push_back(s.value);
+  return out;
+}
+
+/// The names of a node's inputs, in order.
+inline std::vector<std::string> argNames(const exir::Node &n) {
+  std::vector<std::string> out;
+  for (const auto &in : n.inputs) out.push_back(in.name);
+  return out;
+}
+
+/// Runs `fn` and returns the exir::Error's message it throws ("" if none is thrown).
+template <typename F> std::string errorOf(F &&fn) {
+  try {
+    fn();
+  } catch (const exir::Error &e) {
+    return e.render();
+  }
+  return "";
+}
+
+} // namespace irtest

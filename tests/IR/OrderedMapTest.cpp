@@ -1,0 +1,126 @@
+//===- tests/IR/OrderedMapTest.cpp - Insertion-ordered map ----------------===//
+//
+// Order is what makes our JSON byte-stable: insertion order is kept, an
+// overwrite keeps the key's position, and erase keeps the lookup index of the
+// entries after it correct.
+//
+//===----------------------------------------------------------------------===//
+#include "IR/OrderedMap.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using exir::OrderedMap;
+
+namespace {
+std::vector<std::string> keysOf(const OrderedMap<int> &m) {
+  std::vector<std::string> keys;
+  for (const auto &[k, v] : m) keys.push_back(k);
+  return keys;
+}
+std::vector<int> valuesOf(const OrderedMap<int> &m) {
+  std::vector<int> values;
+  for (const auto &[k, v] : m) values.push_back(v);
+  return values;
+}
+} // namespace
+
+TEST_CASE("OrderedMap iterates in insertion order", "[orderedmap]") {
+  OrderedMap<int> m;
+  m.set("zeta", 1);
+  m.set("alpha", 2);
+  m.set("mid", 3);
+  CHECK(keysOf(m) == std::vector<std::string>{"zeta", "alpha", "mid"});
+  CHECK(m.size() == 3);
+  CHECK_FALSE(m.empty());
+  REQUIRE(m.find("alpha"));
+  CHECK(*m.find("alpha") == 2);
+  CHECK(m.find("beta") == nullptr);
+  CHECK(m.contains("mid"));
+  CHECK_FALSE(m.contains("Mid"));
+}
+
+TEST_CASE("OrderedMap overwrite keeps the position", "[orderedmap]") {
+  OrderedMap<int> m;
+  m.set("a", 1);
+  m.set("b", 2);
+  m.set("c", 3);
+  int &ref = m.set("a", 10);
+  CHECK(ref == 10);
+  CHECK(keysOf(m) == std::vector<std::string>{"a", "b", "c"});
+  CHECK(valuesOf(m) == std::vector<int>{10, 2, 3});
+  // operator[] on an existing key neither moves nor resets it; on a new key it appends.
+  m["b"] += 5;
+  m["d"];
+  CHECK(keysOf(m) == std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(valuesOf(m) == std::vector<int>{10, 7, 3, 0});
+}
+
+TEST_CASE("OrderedMap erase keeps order and lookups of later keys", "[orderedmap]") {
+  OrderedMap<int> m;
+  for (int i = 0; i < 5; ++i) m.set("k" + std::to_string(i), i);
+  CHECK(m.erase("k1"));
+  CHECK_FALSE(m.erase("k1"));
+  CHECK_FALSE(m.erase("nope"));
+  CHECK(keysOf(m) == std::vector<std::string>{"k0", "k2", "k3", "k4"});
+  // Every remaining key still finds its own value (the index was shifted).
+  for (int i : {0, 2, 3, 4}) {
+    REQUIRE(m.find("k" + std::to_string(i)));
+    CHECK(*m.find("k" + std::to_string(i)) == i);
+  }
+  // Re-inserting an erased key appends it at the end.
+  m.set("k1", 11);
+  CHECK(keysOf(m) == std::vector<std::string>{"k0", "k2", "k3", "k4", "k1"});
+  m.set("k3", 33);
+  CHECK(valuesOf(m) == std::vector<int>{0, 2, 33, 4, 11});
+  m.clear();
+  CHECK(m.empty());
+  CHECK(m.find("k0") == nullptr);
+}
+
+TEST_CASE("OrderedMap equality is order-sensitive", "[orderedmap]") {
+  OrderedMap<int> a, b;
+  a.set("x", 1);
+  a.set("y", 2);
+  b.set("y", 2);
+  b.set("x", 1);
+  CHECK_FALSE(a == b);
+  b.erase("y");
+  b.set("y", 2);
+  CHECK(a == b);
+}
+
+TEST_CASE("OrderedMap keeps working past the small-map size", "[orderedmap]") {
+  // Small maps are searched linearly and large ones through a hash index; an
+  // erase or overwrite must keep both views consistent when crossing over.
+  OrderedMap<int> m;
+  for (int i = 0; i < 20; ++i) m.set("k" + std::to_string(i), i);
+  CHECK(m.size() == 20);
+  for (int i = 0; i < 20; ++i) {
+    REQUIRE(m.find("k" + std::to_string(i)));
+    CHECK(*m.find("k" + std::to_string(i)) == i);
+  }
+  // Erase down to a small map, checking every survivor after each step.
+  for (int i = 0; i < 18; i += 1) {
+    REQUIRE(m.erase("k" + std::to_string(i)));
+    for (int j = i + 1; j < 20; ++j) {
+      INFO("after erasing k" << i << ", looking up k" << j);
+      REQUIRE(m.find("k" + std::to_string(j)));
+      CHECK(*m.find("k" + std::to_string(j)) == j);
+    }
+    CHECK_FALSE(m.contains("k" + std::to_string(i)));
+  }
+  CHECK(keysOf(m) == std::vector<std::string>{"k18", "k19"});
+  m.set("k5", 55);
+  m.set("k18", 180);
+  CHECK(keysOf(m) == std::vector<std::string>{"k18", "k19", "k5"});
+  CHECK(valuesOf(m) == std::vector<int>{180, 19, 55});
+  // Copies compare equal and look up independently.
+  OrderedMap<int> copy = m;
+  CHECK(copy == m);
+  copy.erase("k19");
+  CHECK(*copy.find("k5") == 55);
+  CHECK(m.contains("k19"));
+}

@@ -1,0 +1,123 @@
+//===- tests/IR/PassManagerTest.cpp - Pass manager instrumentation --------===//
+//
+// --verify-each catches the first pass that breaks the graph and names it;
+// errors thrown by a pass carry its name; --print-after prints only after the
+// named passes (or all); timing and the textual pipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "IR/Pass.h"
+#include "IR/Verifier.h"
+#include "GraphBuilder.h"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace exir;
+using namespace irtest;
+
+namespace {
+
+Program reluProgram() {
+  GraphBuilder b;
+  b.input("x", ScalarType::Float, {4});
+  b.aten("relu.default", {pos("self", T("x"))}, "relu", ScalarType::Float, {4});
+  b.output("relu");
+  return programOf(b.ep);
+}
+
+std::unique_ptr<Pass> renameNothing() {
+  return std::make_unique<FunctionPass>("noop", [](Program &) {});
+}
+
+/// Makes relu read a value nobody defines.
+std::unique_ptr<Pass> breakGraph() {
+  return std::make_unique<FunctionPass>("break-graph",
+                                        [](Program &p) { graphOf(p).nodes[0].inputs[0].arg = T("ghost"); });
+}
+
+auto structural = [](const Program &p) { verifyProgram(p, p.stage); };
+
+} // namespace
+
+TEST_CASE("verify-each names the pass that broke the graph", "[pass]") {
+  Program p = reluProgram();
+  PassManager pm({}, structural);
+  pm.add(renameNothing());
+  pm.add(breakGraph());
+  int ranAfter = 0;
+  pm.add(std::make_unique<FunctionPass>("after", [&](Program &) { ++ranAfter; }));
+  try {
+    pm.run(p);
+    FAIL("no error thrown");
+  } catch (const Error &e) {
+    CHECK(e.message() == "verification failed after pass break-graph: uses 'ghost' before it is defined (argument "
+                         "'self'; graph not in topological order or value missing)");
+    CHECK(e.location() == "/methods/forward/graph_module/graph/nodes/0 (relu)/inputs/0");
+  }
+  CHECK(ranAfter == 0); // the pipeline stops at the broken pass
+}
+
+TEST_CASE("without verify-each a broken graph goes unnoticed", "[pass]") {
+  Program p = reluProgram();
+  PassManagerOptions options;
+  options.verifyEach = false;
+  PassManager pm(options, structural);
+  pm.add(breakGraph());
+  CHECK_NOTHROW(pm.run(p));
+  CHECK(graphOf(p).nodes[0].inputs[0].arg.name == "ghost");
+}
+
+TEST_CASE("errors thrown by a pass carry its name", "[pass]") {
+  Program p = reluProgram();
+  PassManager pm({}, structural);
+  pm.add(std::make_unique<FunctionPass>("refuse", [](Program &) { throw Error("cannot do it", "m.json", "/x"); }));
+  try {
+    pm.run(p);
+    FAIL("no error thrown");
+  } catch (const Error &e) {
+    CHECK(e.render() == "'m.json': /x: cannot do it [pass refuse]");
+  }
+}
+
+TEST_CASE("print-after prints only after the named passes", "[pass]") {
+  std::ostringstream out;
+  PassManagerOptions options;
+  options.printAfter = {"second"};
+  options.printStream = &out;
+  PassManager pm(options, structural);
+  pm.add(std::make_unique<FunctionPass>("first", [](Program &) {}));
+  pm.add(std::make_unique<FunctionPass>(
+      "second", [](Program &p) { graphOf(p).nodes[0].target = "torch.ops.aten.sigmoid.default"; }));
+  Program p = reluProgram();
+  pm.run(p);
+  std::string text = out.str();
+  CHECK_THAT(text, Catch::StartsWith("// ----- IR after second -----\nProgram (stage: aten, methods: 1)\n"));
+  CHECK_THAT(text, Catch::Contains("relu: \"f32[4]\" = torch.ops.aten.sigmoid.default(x);  x = None\n"));
+  CHECK(text.find("IR after first") == std::string::npos);
+  CHECK(pm.pipelineText() == "first,second");
+  CHECK(pm.timings().empty()); // timing is off by default
+}
+
+TEST_CASE("print-after all and time-passes", "[pass]") {
+  std::ostringstream out;
+  PassManagerOptions options;
+  options.printAfter = {"all"};
+  options.printStream = &out;
+  options.timePasses = true;
+  PassManager pm(options, structural);
+  pm.add(std::make_unique<FunctionPass>("a", [](Program &) {}));
+  pm.add(std::make_unique<FunctionPass>("b", [](Program &) {}));
+  Program p = reluProgram();
+  pm.run(p);
+  std::string text = out.str();
+  auto a = text.find("// ----- IR after a -----\n");
+  auto b = text.find("// ----- IR after b -----\n");
+  REQUIRE(a != std::string::npos);
+  REQUIRE(b != std::string::npos);
+  CHECK(a < b);
+  REQUIRE(pm.timings().size() == 2);
+  CHECK(pm.timings()[0].first == "a");
+  CHECK(pm.timings()[1].first == "b");
+  CHECK(pm.timings()[0].second >= 0.0);
+}

@@ -6,6 +6,7 @@
 // RSS is measured per mode.
 //
 //===----------------------------------------------------------------------===//
+#include "Support/Allocator.h"
 #include "Serde/ExportJson.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
@@ -55,6 +56,7 @@ int runNlohmann(const std::string &path) {
 } // namespace
 
 int main(int argc, char **argv) {
+  exir::enableLargePageHeap();
   bool nlohmann = argc > 1 && std::strcmp(argv[1], "--nlohmann") == 0;
   int first = nlohmann ? 2 : 1;
   if (argc - first < 1 || argc - first > 2) {

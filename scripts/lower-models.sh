@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:-out}
 scripts/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target exir-edge exir-plan exir-emit exir-inspect >/dev/null
+cmake --build build -j"$(nproc)" --target exir-edge exir-partition exir-plan exir-emit exir-inspect >/dev/null
 make -s -f scripts/lower-models.mk BIN=build/bin OUT="$out" -j"$(nproc)"
 echo
 printf '%-28s %10s %8s %12s %14s\n' "model" ".pte bytes" "methods" "instructions" "planned bytes"

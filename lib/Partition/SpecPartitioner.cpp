@@ -127,7 +127,7 @@ std::unique_ptr<Partitioner> parseSpecPartitioner(const std::string &text, const
   if (!root.IsMap()) throw Error("a partitioner spec must be a mapping (backend_id, ops, ...)", sourceName);
 
   PartitionerSpec spec;
-  YAML::Node ops, backendNode;
+  YAML::Node ops, opsKey, backendNode;
   std::vector<size_t> keyPositions;
   for (const auto &kv : root) keyPositions.push_back(size_t(kv.first.Mark().pos));
   for (const auto &kv : root) {
@@ -160,6 +160,7 @@ std::unique_ptr<Partitioner> parseSpecPartitioner(const std::string &text, const
       else throw Error("'fusion' must be 'connected' or 'upstream', not '" + mode + "'", sourceName, lineOf(value));
     } else if (key == "ops") {
       ops = value;
+      opsKey = kv.first;
     } else {
       throw Error("unknown key '" + key +
                       "' (expected backend_id, preprocess, compile_specs, min_partition_size, max_partition_size, "
@@ -178,9 +179,9 @@ std::unique_ptr<Partitioner> parseSpecPartitioner(const std::string &text, const
                     "; a new backend can name one of them under 'preprocess:' to produce its blob)",
                 sourceName, lineOf(backendNode));
   }
-  if (!ops || ops.IsNull() || !(ops.IsSequence() && ops.size() > 0))
+  if (!ops.IsSequence() || ops.size() == 0)
     throw Error("'ops' must be a non-empty list of edge.yaml entries", sourceName,
-                ops ? lineOf(ops) : std::string());
+                opsKey.IsDefined() && !opsKey.IsNull() ? lineOf(opsKey) : std::string());
 
   // Hand the `ops` list, in place, to the edge.yaml parser.
   size_t begin = size_t(ops.Mark().pos), end = text.size();

@@ -37,7 +37,7 @@ namespace exir::partition {
 
 struct PartitionerSpec {
   DelegationSpec delegation;
-  FusionOptions fusion;
+  FusionOptions fusion{FusionMode::Connected, 0, 1};
   bool ownConstants = true;
 };
 

@@ -1,6 +1,7 @@
 //===- Tool/ToolMain.cpp - What every exir-* tool shares ------------------===//
 #include "Tool/ToolMain.h"
 #include "Serde/ProgramReader.h"
+#include "Support/Allocator.h"
 #include "Support/Error.h"
 
 #include <iostream>
@@ -10,6 +11,7 @@ namespace exir {
 
 int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
             const std::function<void()> &body) {
+  enableLargePageHeap();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

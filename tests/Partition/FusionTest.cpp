@@ -1,0 +1,241 @@
+//===- tests/Partition/FusionTest.cpp - Cycle-free fusion of supported nodes ===//
+//
+// The fusion algorithm on small graphs: a chain where naive fusion would
+// create a cycle (Foo), a diamond, horizontal fusion in upstream mode only,
+// size limits, the convexity witness, the stable topological order, and a
+// property test over random DAGs: every proposed partition is convex and the
+// graph with all partitions contracted is acyclic.
+//
+//===----------------------------------------------------------------------===//
+#include "Partition/Fusion.h"
+#include "Support/Error.h"
+#include "../IR/GraphBuilder.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+
+using namespace exir;
+using namespace exir::partition;
+using irtest::GraphBuilder;
+using irtest::pos;
+using irtest::T;
+using ST = ScalarType;
+
+namespace {
+
+/// out = op(lhs, rhs) as an edge .Tensor op on f32[2].
+void binary(GraphBuilder &b, const std::string &op, const std::string &out, const std::string &lhs,
+            const std::string &rhs) {
+  b.edge(op + ".Tensor", {pos("self", T(lhs)), pos("other", T(rhs))}, out, ST::Float, {2});
+}
+
+std::vector<bool> supportedOps(const Graph &g, const std::set<std::string> &ops) {
+  std::vector<bool> out;
+  for (const auto &n : g.nodes) out.push_back(ops.count(parseTarget(n.target).name) > 0);
+  return out;
+}
+
+std::vector<std::vector<std::string>> names(const Graph &g, const std::vector<ProposedPartition> &parts) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto &p : parts) {
+    std::vector<std::string> group;
+    for (size_t i : p.nodes) group.push_back(g.nodes[i].displayName());
+    out.push_back(group);
+  }
+  return out;
+}
+
+/// True when contracting every partition leaves the node graph acyclic.
+bool quotientIsAcyclic(const Graph &g, const std::vector<ProposedPartition> &parts) {
+  NodeDependencies deps = NodeDependencies::of(g);
+  size_t n = g.nodes.size();
+  std::vector<size_t> group(n);
+  for (size_t i = 0; i < n; ++i) group[i] = i;
+  for (size_t k = 0; k < parts.size(); ++k)
+    for (size_t i : parts[k].nodes) group[i] = n + k;
+  size_t total = n + parts.size();
+  std::vector<std::set<size_t>> edges(total);
+  std::vector<size_t> indegree(total, 0);
+  for (size_t v = 0; v < n; ++v)
+    for (size_t u : deps.users[v])
+      if (group[u] != group[v] && edges[group[v]].insert(group[u]).second) ++indegree[group[u]];
+  std::vector<size_t> ready;
+  std::set<size_t> used;
+  for (size_t i = 0; i < n; ++i) used.insert(group[i]);
+  for (size_t v : used)
+    if (!indegree[v]) ready.push_back(v);
+  size_t seen = 0;
+  while (!ready.empty()) {
+    size_t v = ready.back();
+    ready.pop_back();
+    ++seen;
+    for (size_t u : edges[v])
+      if (--indegree[u] == 0) ready.push_back(u);
+  }
+  return seen == used.size();
+}
+
+} // namespace
+
+TEST_CASE("Foo: the sub between two mm+add pairs splits them, with upstream's ids", "[fusion]") {
+  GraphBuilder b;
+  b.input("a", ST::Float, {2, 2}).input("x", ST::Float, {2, 2}).input("b", ST::Float, {2, 2});
+  b.edge("mm.default", {pos("self", T("a")), pos("mat2", T("x"))}, "mm", ST::Float, {2, 2});
+  b.edge("add.Tensor", {pos("self", T("mm")), pos("other", T("b"))}, "add", ST::Float, {2, 2});
+  b.edge("sub.Tensor", {pos("self", T("add")), pos("other", T("a"))}, "sub", ST::Float, {2, 2});
+  b.edge("mm.default", {pos("self", T("sub")), pos("mat2", T("x"))}, "mm_1", ST::Float, {2, 2});
+  b.edge("add.Tensor", {pos("self", T("mm_1")), pos("other", T("b"))}, "add_1", ST::Float, {2, 2});
+  b.output("add_1");
+  const Graph &g = b.ep.graph;
+  auto supported = supportedOps(g, {"mm", "add"});
+  for (FusionMode mode : {FusionMode::Upstream, FusionMode::Connected}) {
+    auto parts = proposePartitions(g, supported, {mode, 0, 1});
+    // Visited in reverse: add_1 -> 0, mm_1 -> 1 (absorbs 0), add -> 2, mm -> 3 (absorbs 2).
+    REQUIRE(parts.size() == 2);
+    CHECK(parts[0].id == 1);
+    CHECK(parts[1].id == 3);
+    CHECK(names(g, parts) == std::vector<std::vector<std::string>>{{"mm_1", "add_1"}, {"mm", "add"}});
+  }
+  // Naive fusion of all four supported nodes is not convex; the sub is the witness.
+  NodeDependencies deps = NodeDependencies::of(g);
+  auto witness = findCycleWitness(deps, {0, 1, 3, 4});
+  REQUIRE(witness);
+  CHECK(g.nodes[*witness].displayName() == "sub");
+  CHECK_FALSE(findCycleWitness(deps, {0, 1}));
+  CHECK_FALSE(findCycleWitness(deps, {3, 4}));
+  CHECK_FALSE(findCycleWitness(deps, {0, 1, 2, 3, 4}));
+}
+
+TEST_CASE("a diamond around an unsupported node is split, never fused into a cycle", "[fusion]") {
+  // a = x + y; b = a * y (unsupported); c = a + y; d = b + c.
+  GraphBuilder b;
+  b.input("x", ST::Float, {2}).input("y", ST::Float, {2});
+  binary(b, "add", "a", "x", "y");
+  binary(b, "mul", "b", "a", "y");
+  binary(b, "add", "c", "a", "y");
+  binary(b, "add", "d", "b", "c");
+  b.output("d");
+  const Graph &g = b.ep.graph;
+  auto supported = supportedOps(g, {"add"});
+  NodeDependencies deps = NodeDependencies::of(g);
+  REQUIRE(findCycleWitness(deps, {0, 2, 3}) == std::optional<size_t>(1));
+  for (FusionMode mode : {FusionMode::Upstream, FusionMode::Connected}) {
+    auto parts = proposePartitions(g, supported, {mode, 0, 1});
+    CHECK(names(g, parts) == std::vector<std::vector<std::string>>{{"c", "d"}, {"a"}});
+    for (const auto &p : parts) CHECK_FALSE(findCycleWitness(deps, p.nodes));
+    CHECK(quotientIsAcyclic(g, parts));
+  }
+  // With the mul supported too, everything is one partition.
+  auto all = proposePartitions(g, supportedOps(g, {"add", "mul"}), {FusionMode::Connected, 0, 1});
+  CHECK(names(g, all) == std::vector<std::vector<std::string>>{{"a", "b", "c", "d"}});
+}
+
+TEST_CASE("a path through another partition also counts as a cycle", "[fusion]") {
+  // p = x + y; q = relu(p) (own partition); r = p + q: {p, r} would loop through {q}.
+  GraphBuilder b;
+  b.input("x", ST::Float, {2}).input("y", ST::Float, {2});
+  binary(b, "add", "p", "x", "y");
+  b.edge("relu.default", {pos("self", T("p"))}, "q", ST::Float, {2});
+  binary(b, "add", "r", "p", "q");
+  b.output("r");
+  const Graph &g = b.ep.graph;
+  // Everything supported: one partition. Adds and relu in separate runs cannot
+  // be tested through the public API without a second backend, so check the
+  // quotient property on the merged result and on forced splits.
+  auto parts = proposePartitions(g, {true, true, true}, {FusionMode::Upstream, 0, 1});
+  CHECK(names(g, parts) == std::vector<std::vector<std::string>>{{"p", "q", "r"}});
+  CHECK_FALSE(quotientIsAcyclic(g, {ProposedPartition{0, {0, 2}}, ProposedPartition{1, {1}}}));
+  CHECK(quotientIsAcyclic(g, {ProposedPartition{0, {1, 2}}, ProposedPartition{1, {0}}}));
+}
+
+TEST_CASE("upstream mode fuses unconnected partitions, connected mode does not", "[fusion]") {
+  GraphBuilder b;
+  b.input("x", ST::Float, {2}).input("y", ST::Float, {2});
+  binary(b, "add", "p", "x", "x");
+  binary(b, "add", "q", "y", "y");
+  binary(b, "mul", "r", "p", "q");
+  b.output("r");
+  const Graph &g = b.ep.graph;
+  auto supported = supportedOps(g, {"add"});
+  CHECK(names(g, proposePartitions(g, supported, {FusionMode::Upstream, 0, 1})) ==
+        std::vector<std::vector<std::string>>{{"p", "q"}});
+  CHECK(names(g, proposePartitions(g, supported, {FusionMode::Connected, 0, 1})) ==
+        std::vector<std::vector<std::string>>{{"q"}, {"p"}});
+}
+
+TEST_CASE("partition size limits", "[fusion]") {
+  GraphBuilder b;
+  b.input("x", ST::Float, {2});
+  binary(b, "add", "a", "x", "x");
+  binary(b, "add", "b", "a", "x");
+  binary(b, "add", "c", "b", "x");
+  binary(b, "mul", "d", "c", "x");
+  binary(b, "add", "e", "d", "x");
+  b.output("e");
+  const Graph &g = b.ep.graph;
+  auto supported = supportedOps(g, {"add"});
+  CHECK(names(g, proposePartitions(g, supported, {FusionMode::Connected, 0, 1})) ==
+        std::vector<std::vector<std::string>>{{"e"}, {"a", "b", "c"}});
+  CHECK(names(g, proposePartitions(g, supported, {FusionMode::Connected, 2, 1})) ==
+        std::vector<std::vector<std::string>>{{"e"}, {"b", "c"}, {"a"}});
+  CHECK(names(g, proposePartitions(g, supported, {FusionMode::Connected, 0, 2})) ==
+        std::vector<std::vector<std::string>>{{"a", "b", "c"}});
+  CHECK(proposePartitions(g, supported, {FusionMode::Connected, 0, 4}).empty());
+}
+
+TEST_CASE("stable topological order moves only what must move", "[fusion]") {
+  GraphBuilder b;
+  b.input("x", ST::Float, {2});
+  binary(b, "add", "a", "x", "x");
+  binary(b, "mul", "u", "f", "x"); // uses f, defined later
+  binary(b, "add", "v", "a", "x");
+  binary(b, "add", "f", "a", "a");
+  b.output("u");
+  CHECK(stableTopologicalOrder(b.ep.graph) == std::vector<size_t>{0, 2, 3, 1});
+  binary(b, "add", "w", "z", "x");
+  binary(b, "add", "z", "w", "x");
+  CHECK_THROWS_AS(stableTopologicalOrder(b.ep.graph), Error);
+}
+
+TEST_CASE("random DAGs: partitions are convex and their quotient is acyclic", "[fusion]") {
+  std::mt19937 rng(20240601);
+  for (int round = 0; round < 300; ++round) {
+    GraphBuilder b;
+    b.input("in", ST::Float, {2});
+    size_t n = 2 + rng() % 14;
+    std::vector<std::string> values{"in"};
+    std::vector<bool> supported;
+    for (size_t i = 0; i < n; ++i) {
+      std::string out = "v" + std::to_string(i);
+      const std::string &lhs = values[rng() % values.size()];
+      const std::string &rhs = values[rng() % values.size()];
+      binary(b, "add", out, lhs, rhs);
+      values.push_back(out);
+      supported.push_back(rng() % 3 != 0);
+    }
+    b.output(values.back());
+    const Graph &g = b.ep.graph;
+    NodeDependencies deps = NodeDependencies::of(g);
+    for (FusionMode mode : {FusionMode::Upstream, FusionMode::Connected}) {
+      size_t maxSize = round % 4 == 0 ? 3 : 0;
+      auto parts = proposePartitions(g, supported, {mode, maxSize, 1});
+      std::vector<int> owner(n, -1);
+      size_t covered = 0;
+      for (size_t k = 0; k < parts.size(); ++k) {
+        INFO("round " << round);
+        CHECK_FALSE(findCycleWitness(deps, parts[k].nodes));
+        if (maxSize) CHECK(parts[k].nodes.size() <= maxSize);
+        for (size_t i : parts[k].nodes) {
+          CHECK(supported[i]);
+          CHECK(owner[i] == -1);
+          owner[i] = int(k);
+          ++covered;
+        }
+      }
+      CHECK(covered == size_t(std::count(supported.begin(), supported.end(), true)));
+      CHECK(quotientIsAcyclic(g, parts));
+    }
+  }
+}

@@ -62,37 +62,7 @@ std::optional<std::string> DtypeRules::check(const Graph &graph, const Node &nod
   OpTarget t = parseTarget(node.target);
   const OpSchema *schema = schemaFor(t.qualifiedName());
   if (!schema) return std::nullopt; // ops outside the table are permissive, as upstream treats ops outside edge.yaml
-  std::map<std::string, ScalarType> dtypes;
-  auto dtypeOf = [&](const std::string &name) -> std::optional<ScalarType> {
-    if (const TensorMeta *m = graph.tensorValues.find(name)) return m->dtype;
-    return std::nullopt;
-  };
-  for (const auto &arg : schema->arguments) {
-    if (!arg.type.isTensorLike()) continue;
-    const NamedArgument *in = node.input(arg.name);
-    if (!in) continue;
-    std::string value;
-    if (in->arg.kind == ArgKind::Tensor || in->arg.kind == ArgKind::OptionalTensor) value = in->arg.name;
-    else if (in->arg.kind == ArgKind::Tensors && !in->arg.names.empty()) value = in->arg.names[0];
-    if (value.empty()) continue;
-    if (auto d = dtypeOf(value)) dtypes[arg.name] = *d;
-  }
-  size_t k = 0;
-  std::vector<std::string> outNames;
-  for (const auto &o : node.outputs) {
-    if (o.kind == ArgKind::Tensor) outNames.push_back(o.name);
-    else if (o.kind == ArgKind::Tensors) outNames.push_back(o.names.empty() ? "" : o.names[0]);
-    else outNames.push_back("");
-  }
-  for (size_t r = 0; r < schema->returns.size(); ++r) {
-    const SchemaArgument &ret = schema->returns[r];
-    if (ret.type.base != SchemaBaseType::Tensor) continue;
-    std::string key = ret.name.empty() ? "__ret_" + std::to_string(k) : ret.name;
-    ++k;
-    if (r < outNames.size() && !outNames[r].empty())
-      if (auto d = dtypeOf(outNames[r])) dtypes[key] = *d;
-  }
-  return impl_->rules.check(*schema, dtypes);
+  return impl_->rules.check(*schema, EdgeDtypeRules::nodeDtypes(*schema, graph, node));
 }
 
 } // namespace exir::edge

@@ -194,6 +194,19 @@ void Argument::collectTensorNames(std::vector<std::string> &out) const {
   }
 }
 
+void Argument::collectValueNames(std::vector<std::string> &out) const {
+  collectTensorNames(out);
+  switch (kind) {
+  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
+  case ArgKind::SymFloat: case ArgKind::SymFloats:
+    for (const auto &s : syms)
+      if (s.isName) out.push_back(s.name);
+    break;
+  default:
+    break;
+  }
+}
+
 bool Argument::operator==(const Argument &o) const {
   if (kind != o.kind || intValue != o.intValue || floatValue != o.floatValue ||
       imagValue != o.imagValue || name != o.name || classFqn != o.classFqn ||

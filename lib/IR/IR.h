@@ -184,6 +184,8 @@ struct Argument {
   bool isNone() const { return kind == ArgKind::None; }
   /// Every tensor value name this argument refers to (recursing into lists, not subgraphs).
   void collectTensorNames(std::vector<std::string> &out) const;
+  /// Tensor names plus the names of symbolic values (SymInt/SymBool/SymFloat references).
+  void collectValueNames(std::vector<std::string> &out) const;
   bool operator==(const Argument &o) const;
 };
 

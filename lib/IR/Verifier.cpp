@@ -21,22 +21,9 @@ std::string nodeLocation(const std::string &method, size_t index, const Node &no
   return loc;
 }
 
-void collectSymNames(const Argument &arg, std::vector<std::string> &out) {
-  switch (arg.kind) {
-  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
-  case ArgKind::SymFloat: case ArgKind::SymFloats:
-    for (const auto &s : arg.syms)
-      if (s.isName) out.push_back(s.name);
-    break;
-  default:
-    break;
-  }
-}
-
 /// Names an argument defines when it appears in a node's outputs / graph inputs.
 void collectDefinedNames(const Argument &arg, std::vector<std::string> &out) {
-  arg.collectTensorNames(out);
-  collectSymNames(arg, out);
+  arg.collectValueNames(out);
   if (arg.kind == ArgKind::CustomObj) out.push_back(arg.name);
 }
 
@@ -63,8 +50,7 @@ void verifyGraph(const Graph &graph, const std::string &method, bool requireMeta
     if (node.target.empty()) throw Error("node has an empty target", {}, where);
     for (size_t a = 0; a < node.inputs.size(); ++a) {
       std::vector<std::string> uses;
-      node.inputs[a].arg.collectTensorNames(uses);
-      collectSymNames(node.inputs[a].arg, uses);
+      node.inputs[a].arg.collectValueNames(uses);
       for (const auto &u : uses)
         if (!defined.count(u))
           throw Error("uses '" + u + "' before it is defined (argument '" + node.inputs[a].name +
@@ -79,8 +65,7 @@ void verifyGraph(const Graph &graph, const std::string &method, bool requireMeta
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     std::vector<std::string> uses;
-    graph.outputs[i].collectTensorNames(uses);
-    collectSymNames(graph.outputs[i], uses);
+    graph.outputs[i].collectValueNames(uses);
     for (const auto &u : uses)
       if (!defined.count(u))
         throw Error("graph output '" + u + "' is not defined", {},

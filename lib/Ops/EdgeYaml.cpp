@@ -306,4 +306,32 @@ EdgeDtypeRules::check(const OpSchema &schema,
          describeRows(*c);
 }
 
+std::map<std::string, ScalarType> EdgeDtypeRules::nodeDtypes(const OpSchema &schema, const Graph &graph,
+                                                             const Node &node) {
+  std::map<std::string, ScalarType> dtypes;
+  auto dtypeOf = [&](const std::string &value) -> std::optional<ScalarType> {
+    if (const TensorMeta *m = graph.tensorValues.find(value)) return m->dtype;
+    return std::nullopt;
+  };
+  for (const auto &arg : schema.arguments) {
+    if (!arg.type.isTensorLike()) continue;
+    const NamedArgument *in = node.input(arg.name);
+    if (!in) continue;
+    std::string value;
+    if (in->arg.kind == ArgKind::Tensor || in->arg.kind == ArgKind::OptionalTensor) value = in->arg.name;
+    else if (in->arg.kind == ArgKind::Tensors && !in->arg.names.empty()) value = in->arg.names[0];
+    if (value.empty()) continue;
+    if (auto d = dtypeOf(value)) dtypes[arg.name] = *d;
+  }
+  for (size_t r = 0; r < schema.returns.size() && r < node.outputs.size(); ++r) {
+    std::string key = returnKey(schema, r);
+    const Argument &out = node.outputs[r];
+    std::string value = out.kind == ArgKind::Tensor ? out.name
+                        : (out.kind == ArgKind::Tensors && !out.names.empty()) ? out.names[0] : std::string();
+    if (key.empty() || value.empty()) continue;
+    if (auto d = dtypeOf(value)) dtypes[key] = *d;
+  }
+  return dtypes;
+}
+
 } // namespace exir

@@ -81,6 +81,11 @@ public:
   std::optional<std::string> check(const OpSchema &schema,
                                    const std::map<std::string, ScalarType> &dtypesByName) const;
 
+  /// The dtypes of a node's tensor arguments and results, keyed as check()
+  /// expects: argument names for Tensor / Tensor? / Tensor[] (first element)
+  /// arguments that are given, return names or `__ret_<k>` for results.
+  static std::map<std::string, ScalarType> nodeDtypes(const OpSchema &schema, const Graph &graph, const Node &node);
+
   /// The dtype-check key of return `index`: its name, or `__ret_<k>` where k
   /// counts tensor returns only. Empty for non-tensor returns.
   static std::string returnKey(const OpSchema &schema, size_t index);

@@ -19,20 +19,6 @@ namespace exir::partition {
 
 namespace {
 
-/// Value names an argument refers to: tensors and symbolic values.
-void collectValueNames(const Argument &arg, std::vector<std::string> &out) {
-  arg.collectTensorNames(out);
-  switch (arg.kind) {
-  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
-  case ArgKind::SymFloat: case ArgKind::SymFloats:
-    for (const auto &s : arg.syms)
-      if (s.isName) out.push_back(s.name);
-    break;
-  default:
-    break;
-  }
-}
-
 void sortUnique(std::vector<size_t> &v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -50,12 +36,12 @@ NodeDependencies NodeDependencies::of(const Graph &graph) {
   for (size_t i = 0; i < n; ++i)
     for (const auto &o : graph.nodes[i].outputs) {
       std::vector<std::string> names;
-      collectValueNames(o, names);
+      o.collectValueNames(names);
       for (const auto &name : names) definedBy.emplace(name, i);
     }
   for (size_t i = 0; i < n; ++i) {
     std::vector<std::string> uses;
-    for (const auto &in : graph.nodes[i].inputs) collectValueNames(in.arg, uses);
+    for (const auto &in : graph.nodes[i].inputs) in.arg.collectValueNames(uses);
     for (const auto &u : uses) {
       auto it = definedBy.find(u);
       if (it == definedBy.end() || it->second == i) continue;
@@ -67,7 +53,7 @@ NodeDependencies NodeDependencies::of(const Graph &graph) {
   for (auto &v : deps.producers) sortUnique(v);
   for (const auto &o : graph.outputs) {
     std::vector<std::string> uses;
-    collectValueNames(o, uses);
+    o.collectValueNames(uses);
     for (const auto &u : uses)
       if (auto it = definedBy.find(u); it != definedBy.end()) deps.feedsOutput[it->second] = true;
   }

@@ -54,28 +54,7 @@ private:
     const EdgeOpConstraint *c = rules_.find(t.qualifiedName());
     if (!c || !c->schema) return false;
     const OpSchema &schema = *c->schema;
-    // The dtype of every tensor argument and return, keyed as edge.yaml rows are.
-    std::map<std::string, ScalarType> dtypes;
-    auto dtypeOf = [&](const std::string &value) -> std::optional<ScalarType> {
-      if (const TensorMeta *m = g.tensorValues.find(value)) return m->dtype;
-      return std::nullopt;
-    };
-    for (const auto &arg : schema.arguments) {
-      if (!arg.type.isTensorLike()) continue;
-      const NamedArgument *in = node.input(arg.name);
-      if (!in) continue;
-      std::string value;
-      if (in->arg.kind == ArgKind::Tensor || in->arg.kind == ArgKind::OptionalTensor) value = in->arg.name;
-      else if (in->arg.kind == ArgKind::Tensors && !in->arg.names.empty()) value = in->arg.names[0];
-      if (value.empty()) continue;
-      if (auto d = dtypeOf(value)) dtypes[arg.name] = *d;
-    }
-    for (size_t r = 0; r < schema.returns.size() && r < node.outputs.size(); ++r) {
-      std::string key = EdgeDtypeRules::returnKey(schema, r);
-      if (key.empty() || node.outputs[r].kind != ArgKind::Tensor) continue;
-      if (auto d = dtypeOf(node.outputs[r].name)) dtypes[key] = *d;
-    }
-    return !rules_.check(schema, dtypes);
+    return !rules_.check(schema, EdgeDtypeRules::nodeDtypes(schema, g, node));
   }
 
   PartitionerSpec spec_;

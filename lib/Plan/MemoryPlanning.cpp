@@ -42,6 +42,7 @@ namespace {
 struct StorageAnalysis {
   std::unordered_map<std::string, std::string> aliases;
   std::unordered_set<std::string> constants, userInputs, mutableBuffers, graphOutputs;
+  std::unordered_map<std::string, std::string> bufferFqn; // mutable buffer placeholder -> FQN
   std::vector<std::string> order; // storage roots, first appearance first
   std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> life;
 };
@@ -58,8 +59,12 @@ StorageAnalysis analyzeStorage(const ExportedProgram &ep) {
     switch (spec.kind) {
     case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
     case InputKind::Buffer:
-      if (mutatedBufferNames.count(spec.target)) a.mutableBuffers.insert(spec.arg.name);
-      else a.constants.insert(spec.arg.name);
+      if (mutatedBufferNames.count(spec.target)) {
+        a.mutableBuffers.insert(spec.arg.name);
+        a.bufferFqn[spec.arg.name] = spec.target;
+      } else {
+        a.constants.insert(spec.arg.name);
+      }
       break;
     default: a.constants.insert(spec.arg.name); break;
     }
@@ -104,11 +109,34 @@ StorageAnalysis analyzeStorage(const ExportedProgram &ep) {
 
 std::map<std::string, MethodPlanDetails> planProgram(Program &program, const PlanningOptions &options) {
   checkAlignment(options.alignment);
+  if (options.shareMutableBuffers)
+    for (const auto &[kind, id] : options.memIds)
+      if (id != 1)
+        throw Error("sharing mutable buffers across methods needs every other tensor in arena 1 (--mem-id " + kind +
+                    "=" + std::to_string(id) + " given)");
   std::map<std::string, MethodPlanDetails> details;
+  // FQN -> (bytes, placement) of the shared buffers, in first-seen order.
+  std::vector<std::pair<std::string, uint64_t>> shared;
+  std::map<std::string, size_t> sharedIndex;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     const Graph &g = ep.graph;
     StorageAnalysis a = analyzeStorage(ep);
+    if (options.shareMutableBuffers)
+      for (const auto &root : a.order) {
+        if (!a.mutableBuffers.count(root)) continue;
+        const std::string &fqn = a.bufferFqn.at(root);
+        uint64_t bytes = byteSize(*g.tensorValues.find(root), ep);
+        auto it = sharedIndex.find(fqn);
+        if (it == sharedIndex.end()) {
+          sharedIndex[fqn] = shared.size();
+          shared.emplace_back(fqn, bytes);
+        } else if (shared[it->second].second != bytes) {
+          throw Error("mutable buffer '" + fqn + "' has different sizes in different methods (" +
+                          std::to_string(shared[it->second].second) + " and " + std::to_string(bytes) + " bytes)",
+                      {}, "/methods/" + methodName);
+        }
+      }
 
     MethodPlanDetails d;
     std::unordered_map<std::string, size_t> itemOf;
@@ -120,7 +148,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       bool isBuffer = a.mutableBuffers.count(root) != 0;
       bool isOutput = a.graphOutputs.count(root) != 0;
       if (isInput && !options.allocGraphInputs) continue;
-      if (isBuffer && !options.allocMutableBuffers) continue;
+      if (isBuffer && (!options.allocMutableBuffers || options.shareMutableBuffers)) continue;
       if (isOutput && !isInput && !options.allocGraphOutputs) continue;
       const char *kind = isBuffer ? "buffers" : isInput ? "inputs" : isOutput ? "outputs" : "activations";
       PlanItem item;
@@ -154,6 +182,28 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     }
     method.plan = std::move(plan);
     details[methodName] = std::move(d);
+  }
+  if (options.shareMutableBuffers && !shared.empty()) {
+    // One arena after the others, the buffers back to back: they live forever.
+    std::vector<uint64_t> offsets;
+    uint64_t size = 0;
+    for (const auto &[fqn, bytes] : shared) {
+      offsets.push_back(size);
+      size += alignUp(bytes, options.alignment);
+    }
+    for (auto &[methodName, method] : program.methods) {
+      MemoryPlan &plan = *method.plan;
+      uint32_t arena = uint32_t(plan.bufferSizes.size());
+      plan.bufferSizes.push_back(size);
+      plan.lowerBounds.resize(plan.bufferSizes.size() - 1, 0);
+      plan.lowerBounds.push_back(size);
+      StorageAnalysis a = analyzeStorage(method.program);
+      for (const auto &[name, meta] : method.program.graph.tensorValues) {
+        std::string root = storageRoot(a.aliases, name);
+        if (!a.mutableBuffers.count(root)) continue;
+        plan.allocations.set(name, Allocation{arena, offsets[sharedIndex.at(a.bufferFqn.at(root))]});
+      }
+    }
   }
   program.stage = Stage::Planned;
   return details;

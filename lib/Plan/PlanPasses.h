@@ -36,6 +36,9 @@ struct PlanningOptions {
   bool allocGraphInputs = true;
   bool allocGraphOutputs = true;
   bool allocMutableBuffers = true;
+  /// Mutable buffers with the same FQN share one placement across all methods,
+  /// in an extra arena appended after the others (upstream's share_mutable_buffers).
+  bool shareMutableBuffers = false;
   /// Arena placement rules: kind ("inputs", "outputs", "activations", "buffers") -> mem_id.
   std::map<std::string, uint32_t> memIds;
 };

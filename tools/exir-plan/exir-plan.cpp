@@ -35,6 +35,8 @@ int main(int argc, char **argv) {
   app.add_option("--alignment", options.alignment, "byte alignment of every planned tensor (power of two)");
   app.add_flag("--no-alloc-inputs", noAllocInputs, "leave graph inputs unplanned (the caller provides them)");
   app.add_flag("--no-alloc-outputs", noAllocOutputs, "leave graph outputs unplanned (the caller provides them)");
+  app.add_flag("--share-mutable-buffers", options.shareMutableBuffers,
+               "mutable buffers with the same name share one placement across methods (extra arena)");
   app.add_flag("--keep-view-copies", keepViews, "do not turn static view_copy ops into free memory.view aliases");
   app.add_option("--mem-id", memIds, "KIND=ID: place inputs|outputs|activations|buffers in arena ID (>= 1)");
   app.add_flag("--verify-only", verifyOnly, "check the memory plan of a planned program and exit (0 if it is sound)");

@@ -436,6 +436,35 @@ pte::Program emitProgram(const Program &program) {
     if (!m.plan) throw Error("method has no memory plan", {}, "/memory_plans/" + name);
     out.executionPlan.push_back(MethodEmitter(program, name, m, constants).emit());
   }
+  // Constant methods follow, in the order they were given (as upstream's prim getters).
+  for (const auto &[name, values] : program.constantMethods) {
+    if (program.methods.contains(name))
+      throw Error("constant method '" + name + "' has the name of a method", {}, "/constant_methods/" + name);
+    pte::ExecutionPlan plan;
+    plan.name = name;
+    for (const auto &c : values) {
+      switch (c.kind) {
+      case ConstantValue::Kind::Int: plan.values.push_back(pte::Int{c.intValue}); break;
+      case ConstantValue::Kind::Float: plan.values.push_back(pte::Double{c.floatValue}); break;
+      case ConstantValue::Kind::Bool: plan.values.push_back(pte::Bool{c.intValue != 0}); break;
+      case ConstantValue::Kind::String: plan.values.push_back(pte::String{c.stringValue}); break;
+      case ConstantValue::Kind::None: plan.values.push_back(pte::Null{}); break;
+      }
+      plan.outputs.push_back(int32_t(plan.values.size() - 1));
+    }
+    plan.chains.emplace_back();
+    plan.nonConstBufferSizes = {0};
+    std::string spec = "$";
+    if (values.size() != 1) {
+      spec = "L" + std::to_string(values.size());
+      for (size_t i = 0; i < values.size(); ++i) spec += "#1";
+      spec += "(";
+      for (size_t i = 0; i < values.size(); ++i) spec += i ? ",$" : "$";
+      spec += ")";
+    }
+    plan.containerMetaType = pte::ContainerMetadata{"", spec};
+    out.executionPlan.push_back(std::move(plan));
+  }
   return out;
 }
 

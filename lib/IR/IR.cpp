@@ -301,7 +301,7 @@ bool Delegate::operator==(const Delegate &o) const {
 
 bool Program::operator==(const Program &o) const {
   return stage == o.stage && methods == o.methods && constants == o.constants &&
-         delegates == o.delegates;
+         delegates == o.delegates && constantMethods == o.constantMethods;
 }
 
 const char *stageName(Stage s) {

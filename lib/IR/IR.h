@@ -397,6 +397,9 @@ struct Program {
   OrderedMap<Method> methods;
   OrderedMap<ConstantTensor> constants; // key = FQN as in the signature targets
   OrderedMap<Delegate> delegates;       // key = lowered module name (lowered_module_0, ...)
+  /// Methods that only return constants (upstream's constant_methods, e.g.
+  /// get_max_seq_len -> 128): name -> the returned values, in order.
+  OrderedMap<std::vector<ConstantValue>> constantMethods;
   /// Directory that relative DataRef files are resolved against (not serialized).
   std::string baseDirectory = ".";
   bool operator==(const Program &o) const;

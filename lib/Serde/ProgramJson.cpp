@@ -73,6 +73,7 @@ private:
   DataRef dataRef(Element e);
   ConstantTensor constant(Element e);
   Delegate delegate(Element e);
+  ConstantValue constantValue(Element e);
   MemoryPlan memoryPlan(Element e);
 
   Reader &r_;
@@ -191,6 +192,24 @@ Delegate ArtifactReader::delegate(Element e) {
   return d;
 }
 
+ConstantValue ArtifactReader::constantValue(Element e) {
+  // The ConstantValue union of torch.export's schema: a single-key object.
+  json::Object o = r_.object(e);
+  ConstantValue c;
+  size_t members = 0;
+  forEachField(r_, o, [&](std::string_view k, Element v) {
+    ++members;
+    if (k == "as_int") c.kind = ConstantValue::Kind::Int, c.intValue = r_.integer(v);
+    else if (k == "as_float") c.kind = ConstantValue::Kind::Float, c.floatValue = r_.real(v);
+    else if (k == "as_bool") c.kind = ConstantValue::Kind::Bool, c.intValue = r_.boolean(v);
+    else if (k == "as_string") c.kind = ConstantValue::Kind::String, c.stringValue = std::string(r_.string(v));
+    else if (k == "as_none") c.kind = ConstantValue::Kind::None;
+    else r_.fail("unknown ConstantValue tag '" + std::string(k) + "' (expected as_int, as_float, as_bool, as_string or as_none)");
+  });
+  if (members != 1) r_.fail("a ConstantValue must have exactly one member, found " + std::to_string(members));
+  return c;
+}
+
 MemoryPlan ArtifactReader::memoryPlan(Element e) {
   json::Object o = r_.object(e);
   MemoryPlan plan;
@@ -256,6 +275,16 @@ Program ArtifactReader::program(Element e) {
     } else if (k == "delegates") {
       forEachField(r_, r_.object(v), [&](std::string_view name, Element d) {
         p.delegates.set(std::string(name), delegate(d));
+      });
+    } else if (k == "constant_methods") {
+      forEachField(r_, r_.object(v), [&](std::string_view name, Element values) {
+        std::vector<ConstantValue> list;
+        int64_t index = 0;
+        for (Element item : r_.array(values)) {
+          IndexScope indexScope(r_, index++);
+          list.push_back(constantValue(item));
+        }
+        p.constantMethods.set(std::string(name), std::move(list));
       });
     } else if (k == "memory_plans") {
       forEachField(r_, r_.object(v), [&](std::string_view method, Element plan) {
@@ -376,6 +405,28 @@ void ArtifactWriter::write() {
     w_.endObject();
   }
   w_.endObject();
+
+  if (!p_.constantMethods.empty()) {
+    w_.key("constant_methods");
+    w_.beginObject();
+    for (const auto &[name, values] : p_.constantMethods) {
+      w_.key(name);
+      w_.beginArray();
+      for (const auto &c : values) {
+        w_.beginObject();
+        switch (c.kind) {
+        case ConstantValue::Kind::Int: w_.fieldInt("as_int", c.intValue); break;
+        case ConstantValue::Kind::Float: w_.key("as_float"); w_.real(c.floatValue); break;
+        case ConstantValue::Kind::Bool: w_.fieldBool("as_bool", c.intValue != 0); break;
+        case ConstantValue::Kind::String: w_.field("as_string", c.stringValue); break;
+        case ConstantValue::Kind::None: w_.fieldBool("as_none", true); break;
+        }
+        w_.endObject();
+      }
+      w_.endArray();
+    }
+    w_.endObject();
+  }
 
   w_.key("memory_plans");
   w_.beginObject();

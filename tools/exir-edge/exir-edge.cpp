@@ -9,9 +9,40 @@
 #include "Support/Error.h"
 #include "Tool/ToolMain.h"
 
+#include <cstdlib>
 #include <iostream>
 
 using namespace exir;
+
+/// "128", "0.5", "true", "text" -> constant values, split on commas.
+static std::vector<ConstantValue> parseConstantValues(const std::string &text) {
+  std::vector<ConstantValue> values;
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    ConstantValue c;
+    char *end = nullptr;
+    long long asInt = std::strtoll(item.c_str(), &end, 10);
+    if (!item.empty() && *end == '\0') {
+      c.kind = ConstantValue::Kind::Int;
+      c.intValue = asInt;
+    } else if (double asFloat = std::strtod(item.c_str(), &end); !item.empty() && *end == '\0') {
+      c.kind = ConstantValue::Kind::Float;
+      c.floatValue = asFloat;
+    } else if (item == "true" || item == "false") {
+      c.kind = ConstantValue::Kind::Bool;
+      c.intValue = item == "true";
+    } else {
+      c.kind = ConstantValue::Kind::String;
+      c.stringValue = item;
+    }
+    values.push_back(c);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return values;
+}
 
 int main(int argc, char **argv) {
   CLI::App app{"exir-edge: lower a torch.export program (ATen dialect) to the Edge dialect.\n\n"
@@ -21,12 +52,14 @@ int main(int argc, char **argv) {
                "  exir-edge model.json --rewrite relu_to_sigmoid.yaml --print-after all\n"
                "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json"};
   std::string input, output = "-";
-  std::vector<std::string> methods;
+  std::vector<std::string> methods, constantMethods;
   edge::EdgeOptions options;
   bool listPasses = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON ('-' = stdout)");
   app.add_option("--method", methods, "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
+  app.add_option("--constant-method", constantMethods,
+                 "NAME=VALUE[,VALUE...]: a method that returns constants (int, float, true/false, or text)");
   app.add_option("--edge-yaml", options.edgeYamlPath, "dtype rules in edge.yaml format (default: the project's edge_ops/edge.yaml)");
   app.add_option("--allow-non-core", options.allowNonCore, "keep this non-core op (e.g. aten::foo.default) instead of failing");
   app.add_option("--pass", options.extraPasses, "run a built-in pass after to_edge (see --list-passes)");
@@ -64,6 +97,15 @@ int main(int argc, char **argv) {
           program.constants.set(fqn, c);
         }
       }
+    }
+    for (const auto &spec : constantMethods) {
+      auto eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error("--constant-method expects NAME=VALUE[,VALUE...], got '" + spec + "'");
+      std::string name = spec.substr(0, eq);
+      if (program.methods.contains(name) || program.constantMethods.contains(name))
+        throw Error("--constant-method '" + name + "' clashes with another method of that name");
+      program.constantMethods.set(name, parseConstantValues(spec.substr(eq + 1)));
     }
     attributeErrorsTo(methods.empty() ? input : methods.front().substr(methods.front().find('=') + 1),
                       [&] { edge::toEdge(program, options); });

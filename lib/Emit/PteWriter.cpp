@@ -467,8 +467,12 @@ void writePte(const Program &program, const WriteOptions &options, std::ostream 
       for (const auto &piece : segment.pieces) {
         writeZeros(out, segment.offset + piece.offset - position);
         position = segment.offset + piece.offset;
-        piece.blob->forEachChunk(
-            [&](std::string_view chunk) { out.write(chunk.data(), std::streamsize(chunk.size())); });
+        uint64_t pieceStart = position;
+        piece.blob->forEachChunk([&](std::string_view chunk) {
+          out.write(chunk.data(), std::streamsize(chunk.size()));
+          pieceStart += chunk.size();
+          if (options.progress) options.progress(pieceStart, layout.segmentDataSize);
+        });
         position += piece.blob->size();
       }
     }

@@ -12,6 +12,7 @@
 #include "Emit/PteModel.h"
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -26,6 +27,9 @@ struct WriteOptions {
   uint64_t delegateAlignment = 16;
   /// Keep delegate blobs inside the flatbuffer instead of extracting segments.
   bool inlineDelegates = false;
+  /// Called as segment bytes are streamed out: (bytes written so far, total
+  /// segment bytes). Lets a tool show progress while large weights are copied.
+  std::function<void(uint64_t written, uint64_t total)> progress;
 };
 
 /// Writes `program` as a .pte file. Throws exir::Error for invalid options (an

@@ -9,6 +9,7 @@
 #include "Tool/ToolMain.h"
 
 #include <iostream>
+#include <memory>
 
 using namespace exir;
 
@@ -37,6 +38,12 @@ int main(int argc, char **argv) {
       verifyProgram(program, Stage::Planned);
       pte = emit::emitProgram(program);
     });
+    // A progress bar on stderr while large weights are copied (shown only on a terminal).
+    std::unique_ptr<ProgressBar> bar;
+    options.progress = [&](uint64_t written, uint64_t total) {
+      if (!bar) bar = std::make_unique<ProgressBar>("exir-emit: writing segments", total, size_t(64) << 20);
+      bar->update(written);
+    };
     if (!output.empty())
       writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
     if (dumpJson) pte::dumpPteJson(pte, std::cout);

@@ -12,6 +12,8 @@
 #include "Support/Error.h"
 #include "../IR/GraphBuilder.h"
 
+#include "PartitionTestUtil.h"
+
 #include <catch2/catch.hpp>
 
 using namespace exir;
@@ -23,11 +25,7 @@ using ST = ScalarType;
 
 namespace {
 
-Program edgeProgramOf(const std::string &model) {
-  Program p = readProgram(std::string(EXIR_SOURCE_DIR) + "/testdata/models/" + model);
-  edge::toEdge(p, {});
-  return p;
-}
+using partitiontest::edgeProgramOf;
 
 std::string blobOf(const Delegate &d) {
   REQUIRE(d.processed.inlineBytes);

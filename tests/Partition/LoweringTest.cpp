@@ -14,6 +14,8 @@
 #include "Support/FileIO.h"
 #include "../IR/GraphBuilder.h"
 
+#include "PartitionTestUtil.h"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -29,11 +31,7 @@ using ST = ScalarType;
 
 namespace {
 
-Program edgeProgramOf(const std::string &model) {
-  Program p = readProgram(std::string(EXIR_SOURCE_DIR) + "/testdata/models/" + model);
-  edge::toEdge(p, {});
-  return p;
-}
+using partitiontest::edgeProgramOf;
 
 std::vector<std::string> tensorArgs(const Node &n) {
   std::vector<std::string> out;

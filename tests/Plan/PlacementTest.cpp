@@ -22,17 +22,7 @@ using namespace exir::plan;
 
 namespace {
 
-PlanItem item(std::string name, uint64_t size, uint32_t start, uint32_t end, uint32_t memId = 1,
-              int32_t group = -1) {
-  PlanItem result;
-  result.name = std::move(name);
-  result.size = size;
-  result.start = start;
-  result.end = end;
-  result.memId = memId;
-  result.shareGroup = group;
-  return result;
-}
+using plantest::item;
 
 /// forward(x, y) = x + y on [1] floats after ToOutVarPass: nodes 0 x, 1 y,
 /// 2 alloc, 3 add.out, 4 output (pte-format.md §3.2, §5.3).

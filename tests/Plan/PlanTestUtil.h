@@ -13,6 +13,19 @@
 
 namespace plantest {
 
+/// A PlanItem in one line: item("x", 4, 0, 3).
+inline exir::plan::PlanItem item(std::string name, uint64_t size, uint32_t start, uint32_t end,
+                                 uint32_t memId = 1, int32_t group = -1) {
+  exir::plan::PlanItem result;
+  result.name = std::move(name);
+  result.size = size;
+  result.start = start;
+  result.end = end;
+  result.memId = memId;
+  result.shareGroup = group;
+  return result;
+}
+
 class Rng {
 public:
   explicit Rng(uint64_t seed) : state_(seed) {}

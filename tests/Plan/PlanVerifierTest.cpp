@@ -8,23 +8,15 @@
 #include "Plan/PlanVerifier.h"
 #include "Support/Error.h"
 
+#include "PlanTestUtil.h"
+
 #include <catch2/catch.hpp>
 
 using namespace exir::plan;
 
 namespace {
 
-PlanItem item(std::string name, uint64_t size, uint32_t start, uint32_t end, uint32_t memId = 1,
-              int32_t group = -1) {
-  PlanItem result;
-  result.name = std::move(name);
-  result.size = size;
-  result.start = start;
-  result.end = end;
-  result.memId = memId;
-  result.shareGroup = group;
-  return result;
-}
+using plantest::item;
 
 Placement placed(std::vector<uint64_t> offsets, std::vector<uint64_t> arenas) {
   Placement placement;

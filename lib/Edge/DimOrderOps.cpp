@@ -18,23 +18,12 @@
 namespace exir::edge {
 
 namespace {
-/// Dim order from strides: dims sorted by descending stride, ties keep dim order.
-std::vector<int64_t> dimOrderOf(const TensorMeta &meta) {
-  std::vector<int64_t> order(meta.sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  bool concrete = std::none_of(meta.strides.begin(), meta.strides.end(), [](const SymInt &s) { return s.isExpr; });
-  if (!concrete || meta.strides.size() != meta.sizes.size()) return order;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return meta.strides[a].value > meta.strides[b].value; });
-  return order;
-}
-
 std::vector<int64_t> dimOrderFor(const Argument *memoryFormat, const TensorMeta &input, const Node &node) {
   size_t rank = input.sizes.size();
   std::vector<int64_t> contiguous(rank);
   std::iota(contiguous.begin(), contiguous.end(), 0);
   if (!memoryFormat || memoryFormat->kind == ArgKind::None || memoryFormat->intValue == kMemoryFormatPreserve)
-    return dimOrderOf(input);
+    return input.dimOrder();
   if (memoryFormat->intValue == kMemoryFormatContiguous) return contiguous;
   if (memoryFormat->intValue == kMemoryFormatChannelsLast && rank == 4) return {0, 2, 3, 1};
   if (memoryFormat->intValue == kMemoryFormatChannelsLast3d && rank == 5) return {0, 2, 3, 4, 1};

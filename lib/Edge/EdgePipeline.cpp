@@ -7,6 +7,7 @@
 // the end and, with --verify-each, after every pass from the rename on.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/EdgeUtil.h"
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
@@ -35,13 +36,7 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
       if (auto violation = rules.check(g, node)) {
         std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
                             node.displayName() + ")";
-        std::string frame;
-        if (const std::string *trace = node.metadata.find("stack_trace")) {
-          auto pos = trace->rfind("File \"");
-          frame = pos == std::string::npos ? *trace : trace->substr(pos);
-          for (char &c : frame)
-            if (c == '\n') c = ' ';
-        }
+        std::string frame = userFrame(node);
         throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
                     where);
       }

@@ -16,17 +16,6 @@ namespace exir::emit {
 
 namespace {
 
-std::vector<uint8_t> dimOrderOf(const TensorMeta &meta) {
-  std::vector<uint8_t> order(meta.sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  bool concrete = meta.strides.size() == meta.sizes.size() &&
-                  std::none_of(meta.strides.begin(), meta.strides.end(), [](const SymInt &s) { return s.isExpr; });
-  if (concrete)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint8_t a, uint8_t b) { return meta.strides[a].value > meta.strides[b].value; });
-  return order;
-}
-
 /// Program-wide constant list shared by all methods, deduplicated by SHA-256.
 class ConstantPool {
 public:
@@ -132,7 +121,7 @@ private:
       if (s.isExpr) dynamic = true;
       t.sizes.push_back(int32_t(plan::upperBound(s, ep_)));
     }
-    t.dimOrder = dimOrderOf(*meta);
+    for (int64_t d : meta->dimOrder()) t.dimOrder.push_back(uint8_t(d));
     t.requiresGrad = meta->requiresGrad;
     t.shapeDynamism = dynamic ? pte::TensorShapeDynamism::DynamicBound : pte::TensorShapeDynamism::Static;
     if (planned)

@@ -121,6 +121,17 @@ std::optional<int64_t> TensorMeta::numel() const {
   }
   return n;
 }
+std::vector<int64_t> TensorMeta::dimOrder() const {
+  std::vector<int64_t> order(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = int64_t(i);
+  bool concrete = strides.size() == sizes.size() &&
+                  std::none_of(strides.begin(), strides.end(), [](const SymInt &s) { return s.isExpr; });
+  if (concrete)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return strides[a].value > strides[b].value; });
+  return order;
+}
+
 std::vector<SymInt> TensorMeta::contiguousStrides(const std::vector<SymInt> &sizes) {
   std::vector<SymInt> strides(sizes.size());
   int64_t running = 1;

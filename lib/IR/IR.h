@@ -115,6 +115,9 @@ struct TensorMeta {
   bool isStatic() const;
   /// Product of the sizes; nullopt if any size is symbolic.
   std::optional<int64_t> numel() const;
+  /// Dim order from the strides: dims sorted by descending stride, ties keep
+  /// dim order ([0..n-1] when the strides are symbolic or missing).
+  std::vector<int64_t> dimOrder() const;
   /// Contiguous strides for `sizes` (symbolic sizes make symbolic strides impossible:
   /// such dims get stride SymInt::symbol("?")).
   static std::vector<SymInt> contiguousStrides(const std::vector<SymInt> &sizes);

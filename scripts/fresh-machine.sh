@@ -54,6 +54,7 @@ bind() { # bind SRC DST [ro]
 }
 bind /proc "$root/proc"
 bind /dev "$root/dev"
+bind /dev/pts "$root/dev/pts"
 bind /sys "$root/sys"
 if [ -d "$repo/../shared" ]; then bind "$(cd "$repo/../shared" && pwd)" "$root/work/shared" ro; fi
 

@@ -795,6 +795,8 @@ def main():
                         help="ExecuTorch's edge.yaml: the ops it lists get its verdicts")
     parser.add_argument("-o", "--output", default=OUTPUT)
     args = parser.parse_args()
+    if not os.path.exists(args.upstream):
+        sys.exit("gen_edge_yaml: %s not found; pass --upstream EDGE_YAML (ExecuTorch's edge.yaml)" % args.upstream)
     text, count = generate(load_upstream(args.upstream))
     if args.compare:
         sys.exit(1 if compare(text, args.compare) else 0)

@@ -11,6 +11,11 @@ Usage:
   scripts/gen_edge_yaml.py --check             # fail if the file is stale
   scripts/gen_edge_yaml.py --compare UPSTREAM  # report combinations UPSTREAM
                                                # accepts that ours rejects
+
+For the ops ExecuTorch's own edge.yaml lists (--upstream, default
+../shared/upstream/edge.yaml), the family rules are restricted to the
+combinations that file accepts, so the default verdict on those ops is
+upstream's (our families are wider: complex, Bool, UInt16, any-dtype outputs).
 """
 
 import argparse
@@ -22,6 +27,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(ROOT, "lib", "Ops", "operators.txt")
 OUTPUT = os.path.join(ROOT, "edge_ops", "edge.yaml")
+UPSTREAM = os.path.join(ROOT, "..", "shared", "upstream", "edge.yaml")
 
 # ---------------------------------------------------------------------------
 # Dtypes and promotion
@@ -534,7 +540,11 @@ assign(["executorch_prim::et_copy_index.tensor", "executorch_prim::et_view"], ru
 # Emission
 # ---------------------------------------------------------------------------
 
-def rows_for(op, functional_by_name):
+def functional_keys(op):
+    return list(dict.fromkeys(op.tensor_args() + op.out_args() + op.ret_keys()))
+
+
+def rows_for(op, functional_by_name, upstream):
     """Rows of `op`; out variants reuse the rows of their functional op, with
     each out argument (and the out variant's returns) unified with the
     corresponding functional return."""
@@ -543,6 +553,8 @@ def rows_for(op, functional_by_name):
         if func is None:
             return None
         rows = RULES[func.qualified](func)
+        if func.qualified in upstream:
+            rows = restrict_rows(rows, upstream[func.qualified], functional_keys(func))
         outs, rets, frets = op.out_args(), op.ret_keys(), func.ret_keys()
         mapped = []
         for row in rows:
@@ -565,7 +577,75 @@ def rows_for(op, functional_by_name):
         return mapped
     if op.qualified not in RULES:
         return None
-    return RULES[op.qualified](op)
+    rows = RULES[op.qualified](op)
+    if op.qualified in upstream:
+        rows = restrict_rows(rows, upstream[op.qualified], functional_keys(op))
+    return rows
+
+
+def restrict_rows(op_rows, entry, keys):
+    """The combinations both `op_rows` (our row form) and the edge.yaml `entry`
+    accept, as rows: each pair of rows intersects into one row whose alias
+    groups join both rows' groups (keys that share a group in either must be
+    equal) and whose dtypes are the intersection of every list involved."""
+    out, seen = [], set()
+    for row, groups in normalize_rows(op_rows):
+        for theirs in entry["type_constraint"]:
+            parent = {k: k for k in keys}
+
+            def find(k):
+                while parent[k] != k:
+                    k = parent[k]
+                return k
+
+            def join(a, b):
+                parent[find(a)] = find(b)
+
+            for root, members in groups.items():
+                for m in members:
+                    if m in parent and root in parent:
+                        join(m, root)
+            by_alias = {}
+            for k in keys:
+                if k in theirs:
+                    by_alias.setdefault(theirs[k], []).append(k)
+            for members in by_alias.values():
+                for m in members[1:]:
+                    join(m, members[0])
+            allowed = {}
+            for k in keys:
+                root_of_ours = next(r for r, ms in groups.items() if k in ms)
+                dtypes = set(row[root_of_ours])
+                if k in theirs:
+                    dtypes &= set(entry["type_alias"][theirs[k]])
+                c = find(k)
+                allowed[c] = allowed.get(c, dtypes) & dtypes
+            if any(not d for d in allowed.values()):
+                continue
+            new = {}
+            for k in keys:
+                c = find(k)
+                first = next(x for x in keys if find(x) == c)
+                new[k] = sorted(allowed[c], key=ORDER.index) if k == first else ("same", first)
+            sig = tuple((k, tuple(v)) for k, v in new.items())
+            if sig not in seen:
+                seen.add(sig)
+                out.append(new)
+    return out
+
+
+def load_upstream(path):
+    """ExecuTorch's edge.yaml entries by our qualified name (".default" dropped)."""
+    import yaml
+    out = {}
+    for e in yaml.safe_load(open(path)):
+        name = e.get("inherits", e["func"])
+        if name.endswith(".default"):
+            name = name[: -len(".default")]
+        if "::" not in name:
+            name = "aten::" + name
+        out[name] = e
+    return out
 
 
 def signature_key(op):
@@ -647,7 +727,7 @@ def emit_entry(op, op_rows, keys_order):
     return "\n".join(lines) + "\n"
 
 
-def generate():
+def generate(upstream):
     ops = read_table()
     functional_by_name = link_out_variants(ops)
     entries, missing = [], []
@@ -655,7 +735,7 @@ def generate():
         keys = list(dict.fromkeys(op.tensor_args() + op.out_args() + op.ret_keys()))
         if not keys:
             continue
-        op_rows = rows_for(op, functional_by_name)
+        op_rows = rows_for(op, functional_by_name, upstream)
         if op_rows is None:
             missing.append(op.qualified)
             continue
@@ -663,7 +743,8 @@ def generate():
     if missing:
         sys.exit("gen_edge_yaml: no dtype rule for: " + ", ".join(missing))
     header = ("# edge_ops/edge.yaml - dtype rules of the edge dialect, in ExecuTorch's edge.yaml DSL.\n"
-              "# Generated by scripts/gen_edge_yaml.py from lib/Ops/operators.txt; do not edit.\n")
+              "# Generated by scripts/gen_edge_yaml.py from lib/Ops/operators.txt; do not edit.\n"
+              "# Ops ExecuTorch's edge.yaml lists accept exactly what it accepts.\n")
     return header + "\n".join(e for _, e in sorted(entries)), len(entries)
 
 
@@ -710,9 +791,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--compare", metavar="EDGE_YAML")
+    parser.add_argument("--upstream", default=UPSTREAM, metavar="EDGE_YAML",
+                        help="ExecuTorch's edge.yaml: the ops it lists get its verdicts")
     parser.add_argument("-o", "--output", default=OUTPUT)
     args = parser.parse_args()
-    text, count = generate()
+    if not os.path.exists(args.upstream):
+        sys.exit("gen_edge_yaml: %s not found; pass --upstream EDGE_YAML (ExecuTorch's edge.yaml)" % args.upstream)
+    text, count = generate(load_upstream(args.upstream))
     if args.compare:
         sys.exit(1 if compare(text, args.compare) else 0)
     if args.check:

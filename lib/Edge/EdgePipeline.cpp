@@ -12,6 +12,8 @@
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
 #include "Support/Error.h"
+#include "Support/FileIO.h"
+#include "Support/Hash.h"
 
 namespace exir::edge {
 
@@ -48,7 +50,16 @@ void toEdge(Program &program, const EdgeOptions &options) {
   if (program.stage != Stage::Aten)
     throw Error(std::string("to_edge expects an ATen-dialect program, got stage '") + stageName(program.stage) + "'");
   verifyProgram(program, Stage::Aten);
-  DtypeRules rules = DtypeRules::load(options.edgeYamlPath);
+  // A user's edge.yaml is recorded in the program, so later stages check with it too.
+  if (!options.edgeYamlPath.empty()) {
+    EdgeRulesRecord rec;
+    rec.source = options.edgeYamlPath;
+    rec.text = readFileOrStdin(options.edgeYamlPath);
+    rec.sha256 = sha256Hex(rec.text);
+    rec.replace = options.edgeYamlReplace;
+    program.edgeRules = std::move(rec);
+  }
+  DtypeRules rules = DtypeRules::forProgram(program);
 
   // Decompositions and the core-ATen check run on the ATen dialect; only the
   // structural verifier applies between them.

@@ -58,6 +58,18 @@ DtypeRules DtypeRules::load(const std::string &path) {
   return r;
 }
 
+DtypeRules DtypeRules::forProgram(const Program &program) {
+  DtypeRules r;
+  const auto &builtin = EdgeDtypeRules::builtin();
+  if (!program.edgeRules) {
+    r.impl_ = std::make_unique<Impl>(Impl{builtin});
+    return r;
+  }
+  EdgeDtypeRules user = EdgeDtypeRules::parse(program.edgeRules->text, program.edgeRules->source);
+  r.impl_ = std::make_unique<Impl>(Impl{program.edgeRules->replace ? std::move(user) : builtin.overlaidWith(user)});
+  return r;
+}
+
 std::optional<std::string> DtypeRules::check(const Graph &graph, const Node &node) const {
   OpTarget t = parseTarget(node.target);
   const OpSchema *schema = schemaFor(t.qualifiedName());

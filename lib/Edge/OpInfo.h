@@ -31,6 +31,9 @@ class DtypeRules {
 public:
   /// Empty path = the project's built-in edge.yaml.
   static DtypeRules load(const std::string &path);
+  /// The rules a program records (Program::edgeRules: a user's file over the
+  /// built-in rules, or alone), or the built-in ones. Every stage uses these.
+  static DtypeRules forProgram(const Program &program);
   /// Checks one edge-op node; returns the violation text, or nullopt if allowed.
   std::optional<std::string> check(const Graph &graph, const Node &node) const;
   ~DtypeRules();

@@ -26,6 +26,7 @@ struct EdgeOptions {
   bool skipDimOrder = false;
   std::vector<std::string> allowNonCore;  // qualified names, "aten::foo.bar"
   std::string edgeYamlPath;               // empty = the project's edge_ops/edge.yaml
+  bool edgeYamlReplace = false;           // the user's file alone, not over the built-in rules
   std::vector<std::string> extraPasses;   // --pass NAME, run after to_edge
   std::vector<std::string> rewriteRules;  // --rewrite FILE, run after extra passes
   PassManagerOptions passManager;

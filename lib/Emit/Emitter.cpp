@@ -16,16 +16,24 @@ namespace exir::emit {
 
 namespace {
 
+/// The bytes a DataRef names; file ranges with a recorded CRC-32 are checked
+/// as they stream, so a replaced weights file fails instead of emitting
+/// wrong bytes. `what` names the payload in errors ("constant 'w'").
+pte::BlobSource blobOf(const DataRef &ref, const std::string &what) {
+  if (ref.inlineBytes) return pte::BlobSource::fromBytes(*ref.inlineBytes);
+  pte::BlobSource blob = pte::BlobSource::fromFile(ref.file, ref.offset, ref.length);
+  return ref.crc32 ? blob.withExpectedCrc32(*ref.crc32, what) : blob;
+}
+
 /// Program-wide constant list shared by all methods, deduplicated by SHA-256.
 class ConstantPool {
 public:
   explicit ConstantPool(pte::Program &out) : out_(out) { out_.constants.push_back(pte::BlobSource()); }
 
   uint32_t add(const ConstantTensor &c, const std::string &name) {
-    pte::BlobSource blob;
-    if (c.data.inlineBytes) blob = pte::BlobSource::fromBytes(*c.data.inlineBytes);
-    else if (!c.data.file.empty()) blob = pte::BlobSource::fromFile(c.data.file, c.data.offset, c.data.length);
-    else throw Error("constant '" + name + "' has no data reference", {}, "/constants/" + name);
+    if (!c.data.inlineBytes && c.data.file.empty())
+      throw Error("constant '" + name + "' has no data reference", {}, "/constants/" + name);
+    pte::BlobSource blob = blobOf(c.data, "constant '" + name + "'");
     std::string digest = c.data.sha256.empty() ? blob.sha256Hex() : c.data.sha256;
     auto it = byDigest_.find(digest);
     if (it != byDigest_.end()) return it->second;
@@ -309,8 +317,7 @@ private:
     if (!d) throw Error("delegate '" + moduleName + "' is not in the program's delegates table");
     pte::BackendDelegate bd;
     bd.id = d->backendId;
-    if (d->processed.inlineBytes) bd.processedData = pte::BlobSource::fromBytes(*d->processed.inlineBytes);
-    else bd.processedData = pte::BlobSource::fromFile(d->processed.file, d->processed.offset, d->processed.length);
+    bd.processedData = blobOf(d->processed, "blob of delegate '" + moduleName + "'");
     for (const auto &cs : d->compileSpecs) bd.compileSpecs.push_back(pte::CompileSpec{cs.key, cs.value});
     plan_.delegates.push_back(std::move(bd));
     pte::DelegateCall call;
@@ -411,6 +418,28 @@ std::string compactPytreeSpec(const std::string &treespecJson) {
   return jsonTreespecToCompact(doc[1], leaves);
 }
 
+/// The constants delegates own go to Program.named_data keyed by FQN, where the
+/// backend finds them at init; each key once, in delegate order.
+void emitDelegateNamedData(const Program &program, pte::Program &out) {
+  std::map<std::string, std::pair<std::string, const ConstantTensor *>> byKey; // FQN -> (delegate, constant)
+  for (const auto &[name, d] : program.delegates)
+    for (const auto &[fqn, c] : d.namedData) {
+      auto [it, inserted] = byKey.emplace(fqn, std::make_pair(name, &c));
+      if (!inserted) {
+        if (!(it->second.second->data == c.data))
+          throw Error("delegates '" + it->second.first + "' and '" + name + "' own different data named '" + fqn + "'",
+                      {}, "/delegates/" + name + "/named_data/" + fqn);
+        continue;
+      }
+      if (!out.namedData) out.namedData.emplace();
+      pte::NamedData entry;
+      entry.key = fqn;
+      entry.data = blobOf(c.data, "constant '" + fqn + "' of delegate '" + name + "'");
+      entry.alignment = 16;
+      out.namedData->push_back(std::move(entry));
+    }
+}
+
 pte::Program emitProgram(const Program &program) {
   if (program.stage != Stage::Planned)
     throw Error(std::string("exir-emit needs a planned program, got stage '") + stageName(program.stage) + "'");
@@ -425,6 +454,7 @@ pte::Program emitProgram(const Program &program) {
     if (!m.plan) throw Error("method has no memory plan", {}, "/memory_plans/" + name);
     out.executionPlan.push_back(MethodEmitter(program, name, m, constants).emit());
   }
+  emitDelegateNamedData(program, out);
   // Constant methods follow, in the order they were given (as upstream's prim getters).
   for (const auto &[name, values] : program.constantMethods) {
     if (program.methods.contains(name))

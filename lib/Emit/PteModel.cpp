@@ -11,6 +11,7 @@
 #include "Support/Hash.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 namespace exir::pte {
@@ -75,6 +76,7 @@ void BlobSource::forEachChunk(const std::function<void(std::string_view)> &sink,
   in.seekg(std::streamoff(offset_));
   std::string chunk(std::min<uint64_t>(chunkSize, length_), '\0');
   uint64_t remaining = length_;
+  uint32_t crc = 0;
   while (remaining > 0) {
     size_t want = size_t(std::min<uint64_t>(chunk.size(), remaining));
     in.read(chunk.data(), std::streamsize(want));
@@ -82,9 +84,24 @@ void BlobSource::forEachChunk(const std::function<void(std::string_view)> &sink,
       throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                       std::to_string(offset_) + " ends past the end of the file",
                   path_, "byte " + std::to_string(offset_ + (length_ - remaining) + in.gcount()));
+    if (expectedCrc_) crc = crc32Update(crc, std::string_view(chunk.data(), want));
     sink(std::string_view(chunk.data(), want));
     remaining -= want;
   }
+  if (expectedCrc_ && crc != *expectedCrc_) {
+    char text[64];
+    std::snprintf(text, sizeof text, "CRC-32 %08x, expected %08x", unsigned(crc), unsigned(*expectedCrc_));
+    throw Error(what_ + ": bytes " + std::to_string(offset_) + ".." + std::to_string(offset_ + length_) +
+                    " changed since they were referenced (" + text + "): the file was replaced after the artifact was written",
+                path_);
+  }
+}
+
+BlobSource BlobSource::withExpectedCrc32(uint32_t crc, std::string what) const {
+  BlobSource blob = *this;
+  blob.expectedCrc_ = crc;
+  blob.what_ = std::move(what);
+  return blob;
 }
 
 std::string BlobSource::sha256Hex() const {

@@ -64,6 +64,10 @@ public:
   std::string sha256Hex() const;
   /// True when both hold the same bytes, wherever they live.
   bool sameBytes(const BlobSource &other) const;
+  /// A copy whose every complete read of the file range checks the bytes'
+  /// CRC-32 against `crc`; a mismatch throws exir::Error "<what>: ..." (the
+  /// file was changed after the reference was made).
+  BlobSource withExpectedCrc32(uint32_t crc, std::string what) const;
   bool operator==(const BlobSource &other) const { return sameBytes(other); }
 
 private:
@@ -71,6 +75,8 @@ private:
   std::string path_;
   uint64_t offset_ = 0;
   uint64_t length_ = 0;
+  std::optional<uint32_t> expectedCrc_;
+  std::string what_; // names the payload in a CRC mismatch
 };
 
 //===----------------------------------------------------------------------===//

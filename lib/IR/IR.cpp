@@ -304,7 +304,8 @@ const char *outputKindTag(OutputKind k) {
 }
 
 bool Delegate::operator==(const Delegate &o) const {
-  if (backendId != o.backendId || compileSpecs != o.compileSpecs || processed != o.processed)
+  if (backendId != o.backendId || compileSpecs != o.compileSpecs || processed != o.processed ||
+      !(namedData == o.namedData))
     return false;
   if (!original || !o.original) return !original && !o.original;
   return *original == *o.original;
@@ -312,7 +313,7 @@ bool Delegate::operator==(const Delegate &o) const {
 
 bool Program::operator==(const Program &o) const {
   return stage == o.stage && methods == o.methods && constants == o.constants &&
-         delegates == o.delegates && constantMethods == o.constantMethods;
+         delegates == o.delegates && constantMethods == o.constantMethods && edgeRules == o.edgeRules;
 }
 
 const char *stageName(Stage s) {

@@ -344,6 +344,11 @@ struct DataRef {
   uint64_t length = 0;
   std::optional<std::string> inlineBytes; // raw bytes when inline
   std::string sha256;          // optional cached digest (hex); empty if unknown
+  /// Staleness checks (file refs only): the size of the whole file when the
+  /// reference was made, and the CRC-32 of the range. exir-emit verifies the
+  /// CRC while streaming; every stage tool checks the file size.
+  std::optional<uint64_t> fileSize;
+  std::optional<uint32_t> crc32;
   bool operator==(const DataRef &o) const = default;
 };
 
@@ -368,6 +373,9 @@ struct Delegate {
   std::vector<CompileSpec> compileSpecs;
   DataRef processed;                          // the backend blob
   std::shared_ptr<ExportedProgram> original;  // the original subgraph (edge dialect)
+  /// Constants the delegate owns, by FQN: exir-emit writes their bytes into
+  /// the .pte's named_data, where the backend finds them at init.
+  OrderedMap<ConstantTensor> namedData;
   bool operator==(const Delegate &o) const;
 };
 
@@ -394,6 +402,16 @@ struct Method {
   bool operator==(const Method &o) const = default;
 };
 
+/// The dtype rules (edge.yaml) a program was lowered with, when they are not
+/// the built-in ones: every later stage verifies with these same rules.
+struct EdgeRulesRecord {
+  std::string source;   // the file as the user named it
+  std::string sha256;   // of `text`
+  std::string text;     // the file's contents
+  bool replace = false; // true: these rules alone; false: over the built-in rules
+  bool operator==(const EdgeRulesRecord &o) const = default;
+};
+
 /// The stage artifact: several methods, one constant table, delegates.
 struct Program {
   Stage stage = Stage::Aten;
@@ -403,6 +421,8 @@ struct Program {
   /// Methods that only return constants (upstream's constant_methods, e.g.
   /// get_max_seq_len -> 128): name -> the returned values, in order.
   OrderedMap<std::vector<ConstantValue>> constantMethods;
+  /// The user's edge.yaml (exir-edge --edge-yaml); nullopt = the built-in rules.
+  std::optional<EdgeRulesRecord> edgeRules;
   /// Directory that relative DataRef files are resolved against (not serialized).
   std::string baseDirectory = ".";
   bool operator==(const Program &o) const;

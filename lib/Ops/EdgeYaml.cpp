@@ -184,6 +184,21 @@ const EdgeDtypeRules &EdgeDtypeRules::builtin() {
   return rules;
 }
 
+EdgeDtypeRules EdgeDtypeRules::overlaidWith(const EdgeDtypeRules &user) const {
+  EdgeDtypeRules out = *this;
+  for (const auto &op : user.ops_) {
+    std::string key = op.schema->qualifiedName();
+    if (auto it = out.byName_.find(key); it != out.byName_.end()) {
+      out.ops_[it->second] = op;
+    } else {
+      out.byName_.emplace(key, out.ops_.size());
+      out.ops_.push_back(op);
+    }
+  }
+  out.sourceName_ = user.sourceName_ + " over " + sourceName_;
+  return out;
+}
+
 const EdgeOpConstraint *EdgeDtypeRules::find(std::string_view qualifiedName) const {
   auto it = byName_.find(OperatorTable::normalizeName(qualifiedName));
   return it == byName_.end() ? nullptr : &ops_[it->second];

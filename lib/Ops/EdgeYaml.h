@@ -63,6 +63,11 @@ public:
   /// The project's own edge_ops/edge.yaml, compiled in.
   static const EdgeDtypeRules &builtin();
 
+  /// These rules with `user`'s entries taking the place of the ones for the
+  /// same ops; the ops `user` does not list keep these rules (how a user's
+  /// --edge-yaml applies on top of the built-in file).
+  EdgeDtypeRules overlaidWith(const EdgeDtypeRules &user) const;
+
   /// The constraint keyed by `inherits` ("aten::add.Tensor", "aten::abs";
   /// ".default" and a missing namespace are normalized). Null if absent.
   const EdgeOpConstraint *find(std::string_view qualifiedName) const;

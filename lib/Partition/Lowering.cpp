@@ -292,9 +292,29 @@ void fuseIntoCall(ExportedProgram &ep, std::vector<std::string> &tags, const std
   tags = std::move(sortedTags);
 }
 
-Delegate makeDelegate(const std::string &backendId, const std::vector<CompileSpec> &specs, std::string blob,
-                      ExportedProgram original) {
+// The constants the delegate owns (its subgraph's parameters, buffers and
+// tensor constants) leave the method, so their bytes travel with the delegate
+// and exir-emit writes them as named data keyed by FQN (upstream's
+// NamedDataStore); the built-in and spec-file backends keep their blobs free
+// of weights.
+OrderedMap<ConstantTensor> ownedConstantData(const Program &program, const ExportedProgram &original) {
+  OrderedMap<ConstantTensor> out;
+  for (const auto &spec : original.signature.inputSpecs) {
+    if (spec.kind != InputKind::Parameter && spec.kind != InputKind::Buffer && spec.kind != InputKind::TensorConstant)
+      continue;
+    const ConstantTensor *c = program.constants.find(spec.target);
+    if (!c)
+      throw Error("constant '" + spec.target + "', which the delegate owns, has no data (a torch.export JSON without "
+                  "its weights? pass the .pt2, or exir-edge --weights FILE)");
+    out.set(spec.target, *c);
+  }
+  return out;
+}
+
+Delegate makeDelegate(const Program &program, const std::string &backendId, const std::vector<CompileSpec> &specs,
+                      std::string blob, ExportedProgram original) {
   Delegate d;
+  d.namedData = ownedConstantData(program, original);
   d.backendId = backendId;
   d.compileSpecs = specs;
   d.processed.length = blob.size();
@@ -322,30 +342,6 @@ PreprocessResult runPreprocess(const Backend &backend, const ExportedProgram &su
   }
   for (auto &w : result.warnings) report.warnings.push_back(std::move(w));
   return result;
-}
-
-/// Every delegate call must name a delegate of the program.
-void requireResolvedCalls(const Program &program) {
-  for (const auto &[methodName, method] : program.methods) {
-    const Graph &g = method.program.graph;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node &node = g.nodes[i];
-      if (!isDelegateCall(node)) continue;
-      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
-                          node.displayName() + ")";
-      if (node.inputs.empty() || node.inputs[0].arg.kind != ArgKind::String)
-        throw Error("executorch_call_delegate's first argument must name the lowered module", {}, where);
-      const std::string &ref = node.inputs[0].arg.name;
-      if (!program.delegates.contains(ref)) {
-        auto [module, backend] = splitDelegateReference(ref);
-        throw Error("executorch_call_delegate calls lowered module '" + module + "'" +
-                        (backend.empty() ? "" : " (backend " + backend + ")") +
-                        ", which the program does not contain; pass --lowered " + module +
-                        "=FILE with the artifact exir-partition --whole-module wrote for it",
-                    {}, where);
-      }
-    }
-  }
 }
 
 std::string metaText(const TensorMeta &m) {
@@ -412,6 +408,29 @@ void checkCallSignature(const Graph &g, const Node &call, const std::string &del
 
 } // namespace
 
+void requireResolvedCalls(const Program &program) {
+  for (const auto &[methodName, method] : program.methods) {
+    const Graph &g = method.program.graph;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node &node = g.nodes[i];
+      if (!isDelegateCall(node)) continue;
+      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
+                          node.displayName() + ")";
+      if (node.inputs.empty() || node.inputs[0].arg.kind != ArgKind::String)
+        throw Error("executorch_call_delegate's first argument must name the lowered module", {}, where);
+      const std::string &ref = node.inputs[0].arg.name;
+      if (!program.delegates.contains(ref)) {
+        auto [module, backend] = splitDelegateReference(ref);
+        throw Error("executorch_call_delegate calls lowered module '" + module + "'" +
+                        (backend.empty() ? "" : " (backend " + backend + ")") +
+                        ", which the program does not contain; pass --lowered " + module +
+                        "=FILE with the artifact exir-partition --whole-module wrote for it",
+                    {}, where);
+      }
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Flow 1: whole program
 //===----------------------------------------------------------------------===//
@@ -473,7 +492,7 @@ void lowerWholeProgram(Program &program, const std::string &backendId, const std
 
     std::vector<CompileSpec> specs = compileSpecs;
     size_t nodeCount = ep.graph.nodes.size();
-    Delegate d = makeDelegate(backendId, specs, std::move(pre.processedBytes), std::move(ep));
+    Delegate d = makeDelegate(program, backendId, specs, std::move(pre.processedBytes), std::move(ep));
     report.delegatesCreated.push_back(describeDelegate(name, methodName, d, nodeCount));
     program.delegates.set(name, std::move(d));
     method.program = std::move(parent);
@@ -607,7 +626,7 @@ void partitionProgram(Program &program, const Partitioner &partitioner, const Lo
       eraseInputs(ep, owned);
       for (auto it = owned.rbegin(); it != owned.rend(); ++it) inputTags.erase(inputTags.begin() + std::ptrdiff_t(*it));
 
-      Delegate d = makeDelegate(spec.backendId, spec.compileSpecs, std::move(pre.processedBytes), std::move(sub.program));
+      Delegate d = makeDelegate(program, spec.backendId, spec.compileSpecs, std::move(pre.processedBytes), std::move(sub.program));
       report.delegatesCreated.push_back(describeDelegate(name, methodName, d, nodes.size()));
       program.delegates.set(name, std::move(d));
     }
@@ -620,7 +639,7 @@ void partitionProgram(Program &program, const Partitioner &partitioner, const Lo
 //===----------------------------------------------------------------------===//
 
 void verifyDelegatedProgram(const Program &program) {
-  edge::DtypeRules rules = edge::DtypeRules::load("");
+  edge::DtypeRules rules = edge::DtypeRules::forProgram(program);
   edge::verifyEdgeProgram(program, rules);
   requireResolvedCalls(program);
   for (const auto &[methodName, method] : program.methods) {
@@ -668,6 +687,8 @@ void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_
       d.processed.inlineBytes = readFileRange(sidecar, d.processed.offset, d.processed.length);
       d.processed.file.clear();
       d.processed.offset = 0;
+      d.processed.fileSize.reset();
+      d.processed.crc32.reset();
     }
   std::string content;
   std::map<std::string, uint64_t> offsetOf; // sha256 -> offset in the sidecar
@@ -679,8 +700,13 @@ void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_
     ref.file = sidecar;
     ref.offset = it->second;
     ref.length = ref.inlineBytes->size();
+    ref.crc32 = crc32Update(0, *ref.inlineBytes);
     ref.inlineBytes.reset();
   }
+  // The sidecar's size goes into every reference, so a replaced or truncated
+  // sidecar is noticed by the next tool (Serde/ProgramReader.h, checkDataFiles).
+  for (auto &[name, d] : program.delegates)
+    if (d.processed.file == sidecar) d.processed.fileSize = content.size();
   if (!offsetOf.empty()) writeFileAtomically(sidecar, content);
 }
 

@@ -64,6 +64,11 @@ void partitionProgram(Program &program, const Partitioner &partitioner, const Lo
 /// shape), and each original subgraph passes the edge verifier itself.
 void verifyDelegatedProgram(const Program &program);
 
+/// Every executorch_call_delegate names a delegate of the program; otherwise
+/// throws with the --lowered hint. exir-plan runs it too, so an unbound
+/// lowered module is refused before emission.
+void requireResolvedCalls(const Program &program);
+
 /// Where delegate blobs go when the artifact is written to `outputPath`:
 /// blobs up to `inlineLimit` bytes stay inline (base64 in the JSON); larger
 /// ones move to the sidecar `<outputPath>.blobs`, each distinct blob (by

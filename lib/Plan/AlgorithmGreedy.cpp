@@ -61,13 +61,15 @@ public:
   /// ORs the objects live at any point of [start, end] into `seen`
   /// (words() words).
   void collect(uint32_t start, uint32_t end, uint64_t *seen) const {
+    if (words_ == 0) // nothing marked yet: the rows are empty vectors
+      return;
     for (uint64_t t = start; t <= end;) {
       if (t % 64 == 0 && t + 63 <= end) {
-        orInto(seen, &any_[t / 64 * words_]);
+        orInto(seen, any_.data() + t / 64 * words_);
         t += 64;
       } else {
-        orInto(seen, &fine_[t * words_]);
-        orInto(seen, &full_[t / 64 * words_]);
+        orInto(seen, fine_.data() + t * words_);
+        orInto(seen, full_.data() + t / 64 * words_);
         ++t;
       }
     }

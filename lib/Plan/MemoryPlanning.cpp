@@ -22,10 +22,35 @@ namespace exir::plan {
 
 namespace {
 
-uint64_t byteSize(const TensorMeta &meta, const ExportedProgram &ep) {
+// Offsets, arena sizes and the .pte's int64 buffer sizes must all stay below this.
+constexpr uint64_t kMaxPlannedBytes = uint64_t(INT64_MAX);
+
+// Bytes of `name` at the upper bounds of its dims; refuses sizes that overflow.
+uint64_t byteSize(const std::string &name, const TensorMeta &meta, const ExportedProgram &ep) {
   uint64_t n = elementSize(meta.dtype);
-  for (const auto &s : meta.sizes) n *= uint64_t(std::max<int64_t>(upperBound(s, ep), 0));
+  std::string shape;
+  bool overflow = false;
+  for (const auto &s : meta.sizes) {
+    int64_t bound = std::max<int64_t>(upperBound(s, ep), 0);
+    shape += (shape.empty() ? "" : ", ") + std::to_string(bound);
+    overflow |= __builtin_mul_overflow(n, uint64_t(bound), &n);
+  }
+  if (overflow || n > kMaxPlannedBytes)
+    throw Error("tensor '" + name + "' cannot be planned: [" + shape + "] elements (dynamic dims at their upper bounds) of " +
+                std::to_string(elementSize(meta.dtype)) + " bytes exceed 2^63-1 bytes");
   return n;
+}
+
+// The planned tensors of one method together must fit, so no placement can overflow.
+void checkTotalSize(const std::vector<PlanItem> &items, uint64_t alignment, const std::string &methodName) {
+  uint64_t total = 0;
+  for (const auto &item : items) {
+    uint64_t aligned = item.size + (alignment - 1);
+    if (aligned < item.size || __builtin_add_overflow(total, aligned, &total) || total > kMaxPlannedBytes)
+      throw Error("the planned tensors of method '" + methodName + "' need more than 2^63-1 bytes together (at '" +
+                      item.name + "'; bound the dynamic dims lower)",
+                  {}, "/methods/" + methodName);
+  }
 }
 
 uint32_t memIdFor(const PlanningOptions &options, const char *kind) {
@@ -126,7 +151,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       for (const auto &root : a.order) {
         if (!a.mutableBuffers.count(root)) continue;
         const std::string &fqn = a.bufferFqn.at(root);
-        uint64_t bytes = byteSize(*g.tensorValues.find(root), ep);
+        uint64_t bytes = byteSize(root, *g.tensorValues.find(root), ep);
         auto it = sharedIndex.find(fqn);
         if (it == sharedIndex.end()) {
           sharedIndex[fqn] = shared.size();
@@ -153,7 +178,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       const char *kind = isBuffer ? "buffers" : isInput ? "inputs" : isOutput ? "outputs" : "activations";
       PlanItem item;
       item.name = root;
-      item.size = byteSize(*meta, ep);
+      item.size = byteSize(root, *meta, ep);
       item.start = a.life[root].first;
       item.end = a.life[root].second;
       item.memId = memIdFor(options, kind);
@@ -161,6 +186,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       d.items.push_back(item);
     }
 
+    checkTotalSize(d.items, options.alignment, methodName);
     PlanOptions planOptions;
     planOptions.alignment = options.alignment;
     d.placement = planMemory(d.items, options.algorithm, planOptions);
@@ -243,7 +269,7 @@ std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program
                           "/memory_plans/" + methodName + "/allocations/" + name);
       PlanItem item;
       item.name = root;
-      item.size = byteSize(*meta, ep);
+      item.size = byteSize(root, *meta, ep);
       item.start = a.life[root].first;
       item.end = a.life[root].second;
       item.memId = alloc->memId;

@@ -10,6 +10,7 @@
 #include "Support/Error.h"
 
 #include <cctype>
+#include <stdexcept>
 
 namespace exir::plan {
 
@@ -44,7 +45,12 @@ struct BoundParser {
     if (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '-')) {
       size_t start = pos++;
       while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-      int64_t v = std::stoll(text.substr(start, pos - start));
+      int64_t v = 0;
+      try {
+        v = std::stoll(text.substr(start, pos - start));
+      } catch (const std::exception &) {
+        fail("integer out of range at " + std::to_string(start));
+      }
       return {v, v};
     }
     std::string name = identifier();
@@ -83,12 +89,12 @@ struct BoundParser {
     }
     if (name == "Add") {
       std::pair<int64_t, int64_t> r{0, 0};
-      for (auto &a : args) r = {r.first + a.first, r.second + a.second};
+      for (auto &a : args) r = {checked(r.first, a.first, false), checked(r.second, a.second, false)};
       return r;
     }
     if (name == "Mul") {
       std::pair<int64_t, int64_t> r{1, 1};
-      for (auto &a : args) r = {r.first * a.first, r.second * a.second};
+      for (auto &a : args) r = {checked(r.first, a.first, true), checked(r.second, a.second, true)};
       return r;
     }
     if ((name == "FloorDiv" || name == "CleanDiv") && args.size() == 2) {
@@ -106,6 +112,13 @@ struct BoundParser {
       return r;
     }
     fail("unsupported function '" + name + "'");
+  }
+  // Bounds near int64's limits must not wrap around into small sizes.
+  int64_t checked(int64_t a, int64_t b, bool multiply) {
+    int64_t r = 0;
+    if (multiply ? __builtin_mul_overflow(a, b, &r) : __builtin_add_overflow(a, b, &r))
+      fail("its bound overflows int64");
+    return r;
   }
   void expect(char c) {
     skip();

@@ -75,6 +75,7 @@ private:
   Delegate delegate(Element e);
   ConstantValue constantValue(Element e);
   MemoryPlan memoryPlan(Element e);
+  EdgeRulesRecord edgeRules(Element e);
 
   Reader &r_;
   fs::path base_;
@@ -105,6 +106,14 @@ DataRef ArtifactReader::dataRef(Element e) {
       haveLength = true;
     } else if (k == "sha256") {
       if (!r_.isNull(v)) ref.sha256 = std::string(r_.string(v));
+    } else if (k == "file_size") {
+      if (!r_.isNull(v)) ref.fileSize = readUnsigned(r_, v);
+    } else if (k == "crc32") {
+      if (!r_.isNull(v)) {
+        uint64_t crc = readUnsigned(r_, v);
+        if (crc > UINT32_MAX) r_.fail("crc32 " + std::to_string(crc) + " does not fit in 32 bits");
+        ref.crc32 = uint32_t(crc);
+      }
     }
   });
   if (ref.inlineBytes && !ref.file.empty()) r_.fail("DataRef has both 'file' and 'inline'");
@@ -187,9 +196,33 @@ Delegate ArtifactReader::delegate(Element e) {
       d.processed = dataRef(processed);
     } else if (k == "original_module") {
       if (!r_.isNull(v)) d.original = std::make_shared<ExportedProgram>(exportedProgramFromDom(v, r_));
+    } else if (k == "named_data") {
+      forEachField(r_, r_.object(v), [&](std::string_view fqn, Element c) {
+        d.namedData.set(std::string(fqn), constant(c));
+      });
     }
   });
   return d;
+}
+
+EdgeRulesRecord ArtifactReader::edgeRules(Element e) {
+  json::Object o = r_.object(e);
+  EdgeRulesRecord rec;
+  for (const char *name : {"source", "sha256", "text"}) {
+    Element v = requireField(r_, o, name, "edge_yaml");
+    KeyScope scope(r_, name);
+    std::string text(r_.string(v));
+    (name[1] == 'o' ? rec.source : name[1] == 'h' ? rec.sha256 : rec.text) = std::move(text);
+  }
+  if (auto replace = o.at_key("replace"); !replace.error()) {
+    KeyScope scope(r_, "replace");
+    rec.replace = r_.boolean(replace.value_unsafe());
+  }
+  if (sha256Hex(rec.text) != rec.sha256) {
+    KeyScope scope(r_, "sha256");
+    r_.fail("the recorded edge.yaml text does not match its sha256 (the artifact was edited?)");
+  }
+  return rec;
 }
 
 ConstantValue ArtifactReader::constantValue(Element e) {
@@ -286,6 +319,8 @@ Program ArtifactReader::program(Element e) {
         }
         p.constantMethods.set(std::string(name), std::move(list));
       });
+    } else if (k == "edge_yaml") {
+      if (!r_.isNull(v)) p.edgeRules = edgeRules(v);
     } else if (k == "memory_plans") {
       forEachField(r_, r_.object(v), [&](std::string_view method, Element plan) {
         Method *m = p.methods.find(std::string(method));
@@ -333,7 +368,27 @@ private:
       w_.key("length");
       w_.unsignedInteger(ref.length);
       if (!ref.sha256.empty()) w_.field("sha256", ref.sha256);
+      if (ref.fileSize) {
+        w_.key("file_size");
+        w_.unsignedInteger(*ref.fileSize);
+      }
+      if (ref.crc32) {
+        w_.key("crc32");
+        w_.unsignedInteger(*ref.crc32);
+      }
     }
+    w_.endObject();
+  }
+  void constant(const ConstantTensor &c) {
+    w_.beginObject();
+    w_.fieldInt("dtype", scalarTypeToSerialized(c.dtype));
+    w_.key("sizes");
+    intList(c.sizes);
+    w_.key("strides");
+    intList(c.strides);
+    w_.fieldInt("storage_offset", c.storageOffset);
+    w_.key("data");
+    dataRef(c.data);
     w_.endObject();
   }
   void unsignedList(const std::vector<uint64_t> &list) {
@@ -369,16 +424,7 @@ void ArtifactWriter::write() {
   w_.beginObject();
   for (const auto &[fqn, c] : p_.constants) {
     w_.key(fqn);
-    w_.beginObject();
-    w_.fieldInt("dtype", scalarTypeToSerialized(c.dtype));
-    w_.key("sizes");
-    intList(c.sizes);
-    w_.key("strides");
-    intList(c.strides);
-    w_.fieldInt("storage_offset", c.storageOffset);
-    w_.key("data");
-    dataRef(c.data);
-    w_.endObject();
+    constant(c);
   }
   w_.endObject();
 
@@ -402,6 +448,15 @@ void ArtifactWriter::write() {
     w_.key("original_module");
     if (d.original) writeExportedProgramJson(*d.original, w_);
     else w_.null();
+    if (!d.namedData.empty()) { // optional: absent in artifacts of delegates without constants
+      w_.key("named_data");
+      w_.beginObject();
+      for (const auto &[fqn, c] : d.namedData) {
+        w_.key(fqn);
+        constant(c);
+      }
+      w_.endObject();
+    }
     w_.endObject();
   }
   w_.endObject();
@@ -425,6 +480,16 @@ void ArtifactWriter::write() {
       }
       w_.endArray();
     }
+    w_.endObject();
+  }
+
+  if (p_.edgeRules) {
+    w_.key("edge_yaml");
+    w_.beginObject();
+    w_.field("source", p_.edgeRules->source);
+    w_.field("sha256", p_.edgeRules->sha256);
+    w_.fieldBool("replace", p_.edgeRules->replace);
+    w_.field("text", p_.edgeRules->text);
     w_.endObject();
   }
 

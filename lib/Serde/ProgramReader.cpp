@@ -10,10 +10,12 @@
 #include "Serde/ProgramReader.h"
 #include "Serde/ExportJsonDom.h"
 #include "Serde/ProgramJson.h"
+#include "Serde/Safetensors.h"
 #include "Serde/TorchPickle.h"
 #include "Serde/ZipArchive.h"
 #include "Support/FileIO.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -124,6 +126,13 @@ void addConstant(OrderedMap<ConstantTensor> &out, const std::string &fqn, Consta
   out.set(fqn, std::move(c));
 }
 
+// A STORED member's data is its uncompressed bytes, so the zip's own CRC-32 is
+// the CRC of the referenced range: staleness checks cost no extra read here.
+void stampArchiveRange(DataRef &ref, const std::string &archive, uint32_t crc) {
+  ref.fileSize = fs::file_size(archive);
+  ref.crc32 = crc;
+}
+
 // Tensors of a torch.save zip stored as member `member` of `outer`.
 void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
                            OrderedMap<ConstantTensor> &out) {
@@ -150,6 +159,7 @@ void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
     c.data.file = file;
     c.data.offset = inner.dataOffset(storage);
     c.data.length = sm->size;
+    stampArchiveRange(c.data, outer.path(), sm->crc);
     addConstant(out, key, std::move(c), where);
   }
 }
@@ -213,6 +223,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     c.data.file = file;
     c.data.offset = zip.dataOffset(member);
     c.data.length = m->size;
+    stampArchiveRange(c.data, zip.path(), m->crc);
     addConstant(out, fqn, std::move(c), where);
   }
 }
@@ -326,6 +337,87 @@ std::vector<std::pair<std::string, ExportedProgram>> readArchivePrograms(const s
 OrderedMap<ConstantTensor> readArchiveConstants(const std::string &path) {
   ZipArchive zip(path);
   return archiveConstants(zip, detectLayout(zip));
+}
+
+namespace {
+
+bool liftsConstant(const InputSpec &spec) {
+  return spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer ||
+         spec.kind == InputKind::TensorConstant;
+}
+
+std::string metaText(ScalarType dtype, const std::vector<int64_t> &sizes) {
+  std::string out = std::string(shortName(dtype)) + "[";
+  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+  return out + "]";
+}
+
+} // namespace
+
+std::vector<std::string> constantsWithoutData(const Program &program) {
+  std::vector<std::string> out;
+  for (const auto &[methodName, method] : program.methods)
+    for (const auto &spec : method.program.signature.inputSpecs)
+      if (liftsConstant(spec) && !program.constants.contains(spec.target) &&
+          std::find(out.begin(), out.end(), spec.target) == out.end())
+        out.push_back(spec.target);
+  return out;
+}
+
+void attachWeights(Program &program, const std::string &weightsPath) {
+  OrderedMap<ConstantTensor> weights =
+      looksLikeZip(weightsPath) ? readArchiveConstants(weightsPath) : readSafetensors(weightsPath);
+  for (const auto &[methodName, method] : program.methods) {
+    const ExportedProgram &ep = method.program;
+    for (const auto &spec : ep.signature.inputSpecs) {
+      if (!liftsConstant(spec)) continue;
+      const ConstantTensor *w = weights.find(spec.target);
+      if (!w)
+        throw Error("no tensor '" + spec.target + "' (input '" + spec.arg.name + "' of method '" + methodName + "')",
+                    weightsPath);
+      if (const TensorMeta *meta = ep.graph.tensorValues.find(spec.arg.name)) {
+        std::vector<int64_t> sizes;
+        bool symbolic = false;
+        for (const auto &s : meta->sizes) {
+          symbolic |= s.isExpr;
+          sizes.push_back(s.value);
+        }
+        if (symbolic || meta->dtype != w->dtype || sizes != w->sizes)
+          throw Error("tensor '" + spec.target + "' is " + metaText(w->dtype, w->sizes) + " but method '" + methodName +
+                          "' expects " + (symbolic ? std::string("a static shape") : metaText(meta->dtype, sizes)),
+                      weightsPath);
+      }
+      program.constants.set(spec.target, *w);
+    }
+  }
+}
+
+namespace {
+void checkDataFile(const DataRef &ref, const std::string &what, const std::string &pointer) {
+  if (ref.inlineBytes || ref.file.empty()) return;
+  std::error_code ec;
+  uint64_t size = fs::file_size(ref.file, ec);
+  if (ec) throw Error(what + ": its data file '" + ref.file + "' is missing or unreadable (" + ec.message() + ")", {}, pointer);
+  if (ref.fileSize && size != *ref.fileSize)
+    throw Error(what + ": its data file '" + ref.file + "' has " + std::to_string(size) + " bytes but had " +
+                    std::to_string(*ref.fileSize) + " when it was referenced: the file was replaced after the artifact was written",
+                {}, pointer);
+  if (ref.offset > size || ref.length > size - ref.offset)
+    throw Error(what + ": bytes " + std::to_string(ref.offset) + ".." + std::to_string(ref.offset + ref.length) +
+                    " of '" + ref.file + "' lie past the end of the file (" + std::to_string(size) + " bytes)",
+                {}, pointer);
+}
+} // namespace
+
+void checkDataFiles(const Program &program) {
+  for (const auto &[fqn, c] : program.constants)
+    checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data");
+  for (const auto &[name, d] : program.delegates) {
+    checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed");
+    for (const auto &[fqn, c] : d.namedData)
+      checkDataFile(c.data, "constant '" + fqn + "' of delegate '" + name + "'",
+                    "/delegates/" + name + "/named_data/" + fqn + "/data");
+  }
 }
 
 void writeProgram(const Program &program, const std::string &path) {

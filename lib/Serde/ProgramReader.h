@@ -48,6 +48,24 @@ std::vector<std::pair<std::string, ExportedProgram>> readArchivePrograms(const s
 /// nested torch.save pickles of legacy zips and ETRecords).
 OrderedMap<ConstantTensor> readArchiveConstants(const std::string &path);
 
+/// FQNs the methods' signatures lift as parameters, buffers or tensor
+/// constants that have no entry in the constant table (a torch.export JSON read
+/// without its archive), in first-use order.
+std::vector<std::string> constantsWithoutData(const Program &program);
+
+/// Supplies constant data from `weightsPath` (a .safetensors file or a .pt2 /
+/// torch.export archive), matched by FQN, for every constant the signatures
+/// lift; entries from the file replace existing ones. A tensor missing from the
+/// file, or with another dtype or shape than the graph's, is an exir::Error.
+void attachWeights(Program &program, const std::string &weightsPath);
+
+/// Checks that every file a DataRef of `program` names exists and, where the
+/// reference recorded it, still has the size it had when the reference was
+/// made (a .pt2 replaced after exir-edge, a lost or rewritten .blobs sidecar).
+/// Throws exir::Error naming the constant or delegate. The bytes themselves
+/// are checked by exir-emit while it streams them (DataRef::crc32).
+void checkDataFiles(const Program &program);
+
 /// Writes the artifact atomically ("-" = stdout, with absolute DataRef paths).
 void writeProgram(const Program &program, const std::string &path);
 

@@ -2,7 +2,10 @@
 #include "Support/Hash.h"
 #include "Support/Error.h"
 
+#include <algorithm>
+
 #include <openssl/evp.h>
+#include <zlib.h>
 
 namespace exir {
 
@@ -34,6 +37,17 @@ std::string sha256Hex(std::string_view bytes) {
   Sha256 hasher;
   hasher.update(bytes);
   return hasher.hexDigest();
+}
+
+uint32_t crc32Update(uint32_t crc, std::string_view bytes) {
+  const auto *data = reinterpret_cast<const Bytef *>(bytes.data());
+  for (size_t left = bytes.size(); left > 0;) { // zlib takes uInt lengths
+    uInt n = uInt(std::min<size_t>(left, size_t(1) << 30));
+    crc = uint32_t(::crc32(crc, data, n));
+    data += n;
+    left -= n;
+  }
+  return crc;
 }
 
 static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -24,6 +24,10 @@ private:
 
 std::string sha256Hex(std::string_view bytes);
 
+/// CRC-32 (zlib's, the zip checksum): `crc32Update(crc32Update(0, a), b)`
+/// equals `crc32Update(0, a + b)`. Checks weight ranges cheaply while they stream.
+uint32_t crc32Update(uint32_t crc, std::string_view bytes);
+
 std::string base64Encode(std::string_view bytes);
 /// Throws exir::Error on characters outside the base64 alphabet.
 std::string base64Decode(std::string_view text);

@@ -66,7 +66,10 @@ static const char *stageNoun(Stage s) {
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
   Program program = readProgram(path);
   for (Stage s : accepted)
-    if (program.stage == s) return program;
+    if (program.stage == s) {
+      attributeErrorsTo(path, [&] { checkDataFiles(program); });
+      return program;
+    }
   std::string want;
   for (Stage s : accepted) want += std::string(want.empty() ? "" : " or ") + stageName(s);
   // Which tool turns the program we got into one we accept.

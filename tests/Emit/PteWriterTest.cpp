@@ -12,6 +12,8 @@
 #include "Emit/PteWriter.h"
 #include "PteTestUtil.h"
 #include "Support/Error.h"
+#include "Support/FileIO.h"
+#include "Support/Hash.h"
 
 #include <catch2/catch.hpp>
 
@@ -289,4 +291,15 @@ TEST_CASE("segment alignment option moves segments", "[pte][writer]") {
   CHECK(p.layout.extendedHeader->segmentBaseOffset == 4096);
   CHECK(p.layout.segments->at(2).offset == 4096);
   CHECK(bytes.size() == 4096 + 4096 + 6);
+}
+
+TEST_CASE("a file-backed blob with an expected CRC-32 fails when the bytes changed", "[pte][blob]") {
+  std::string path = std::string(EXIR_BINARY_DIR) + "/pte-crc-test.bin";
+  exir::writeFileAtomically(path, std::string("0123456789abcdef"));
+  uint32_t crc = exir::crc32Update(0, "456789ab");
+  BlobSource good = BlobSource::fromFile(path, 4, 8).withExpectedCrc32(crc, "constant 'w'");
+  CHECK(good.bytes() == "456789ab");
+  exir::writeFileAtomically(path, std::string("0123456789ABCDEF")); // same size, other bytes
+  CHECK_THROWS_WITH(good.bytes(), Catch::Contains("constant 'w': bytes 4..12 changed since they were referenced"));
+  CHECK(BlobSource::fromFile(path, 4, 8).bytes() == "456789AB"); // unchecked blobs still read
 }

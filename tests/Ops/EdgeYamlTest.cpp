@@ -143,6 +143,61 @@ TEST_CASE("our rules accept everything upstream accepts", "[edge]") {
   }
 }
 
+TEST_CASE("our default verdicts equal upstream's on every op it lists", "[edge]") {
+  // Op by op, every combination of dtypes either file accepts is checked
+  // against the other with the checker itself: same verdict both ways.
+  const EdgeDtypeRules &ours = EdgeDtypeRules::builtin();
+  std::vector<std::string> differing;
+  for (const EdgeOpConstraint *theirs : upstream().all()) {
+    const EdgeOpConstraint *mine = ours.find(theirs->inherits);
+    REQUIRE(mine);
+    std::vector<std::string> keys = EdgeDtypeRules::dtypeKeys(*theirs->schema);
+    auto combos = acceptedCombinations(*theirs, keys);
+    auto myCombos = acceptedCombinations(*mine, keys);
+    combos.insert(myCombos.begin(), myCombos.end());
+    size_t disagreements = 0;
+    for (const auto &combo : combos) {
+      std::map<std::string, ScalarType> dtypes;
+      for (size_t i = 0; i < keys.size(); ++i) dtypes[keys[i]] = combo[i];
+      bool theyAccept = !upstream().check(*theirs->schema, dtypes);
+      bool weAccept = !ours.check(*theirs->schema, dtypes);
+      if (theyAccept != weAccept) ++disagreements;
+    }
+    if (disagreements) differing.push_back(theirs->inherits + " (" + std::to_string(disagreements) + ")");
+  }
+  std::string list;
+  for (const auto &d : differing) list += d + " ";
+  INFO("ops whose verdicts differ: " << list);
+  CHECK(differing.empty());
+  // The two the issue named.
+  const OpSchema &relu = op("aten::relu");
+  CHECK(ours.check(relu, {{"self", ScalarType::Bool}, {"__ret_0", ScalarType::Bool}}));
+  const OpSchema &sin = op("aten::sin");
+  CHECK(ours.check(sin, {{"self", ScalarType::ComplexFloat}, {"__ret_0", ScalarType::ComplexFloat}}));
+}
+
+TEST_CASE("a user's file overrides the ops it lists; the rest keep the built-in rules", "[edge]") {
+  std::string path = writeTemp("overlay.yaml", R"(- func: aten::sigmoid
+  namespace: edge
+  inherits: aten::sigmoid
+  type_alias:
+    T0: [Int]
+  type_constraint:
+  - self: T0
+    __ret_0: T0
+)");
+  EdgeDtypeRules user = EdgeDtypeRules::loadFile(path);
+  EdgeDtypeRules merged = EdgeDtypeRules::builtin().overlaidWith(user);
+  const OpSchema &sigmoid = op("aten::sigmoid");
+  CHECK_FALSE(merged.check(sigmoid, {{"self", ScalarType::Int}, {"__ret_0", ScalarType::Int}}));
+  CHECK(merged.check(sigmoid, {{"self", ScalarType::Float}, {"__ret_0", ScalarType::Float}}));
+  // sin is not in the user's file: the built-in rule still rejects Int -> Int.
+  const OpSchema &sin = op("aten::sin");
+  CHECK(merged.check(sin, {{"self", ScalarType::Int}, {"__ret_0", ScalarType::Int}}));
+  CHECK_FALSE(user.check(sin, {{"self", ScalarType::Int}, {"__ret_0", ScalarType::Int}}));
+  CHECK(merged.size() == EdgeDtypeRules::builtin().size());
+}
+
 TEST_CASE("sigmoid: Int in gives Float out, never Int", "[edge][check]") {
   for (const EdgeDtypeRules *rules : {&upstream(), &EdgeDtypeRules::builtin()}) {
     const OpSchema &sigmoid = op("aten::sigmoid");

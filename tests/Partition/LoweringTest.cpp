@@ -110,7 +110,7 @@ TEST_CASE("owned constants leave the signature and stay in the table", "[lowerin
   b.edge("mul.Tensor", {pos("self", T("a")), pos("other", T("x"))}, "m", ST::Float, {2});
   b.output("m");
   Program p = irtest::programOf(b.ep, Stage::Edge);
-  p.constants.set("w", ConstantTensor{ST::Float, {2}, {1}, 0, DataRef{"", 0, 8, std::string(8, '\0'), ""}});
+  p.constants.set("w", ConstantTensor{ST::Float, {2}, {1}, 0, DataRef{"", 0, 8, std::string(8, '\0'), "", {}, {}}});
   LoweringReport report;
   partitionProgram(p, *makeNodeListPartitioner("a", DelegationSpec{"BackendWithCompilerDemo", {}, {}}), {}, report);
   const ExportedProgram &ep = p.methods.find("forward")->program;

@@ -4,6 +4,7 @@
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
+#include "Support/Hash.h"
 
 #include <catch2/catch.hpp>
 
@@ -141,4 +142,61 @@ TEST_CASE("malformed artifacts are refused with pointers", "[serde][artifact]") 
   e = artifactError(R"({"format": "exir-program", "format_version": 1, "stage": "aten", )" + methods +
                     R"(, "constants": {"w": {"dtype": 7, "sizes": [1], "data": {"inline": "AAAA", "length": 4}}}})");
   CHECK(e.message() == "inline data is 3 bytes but 'length' says 4");
+}
+
+TEST_CASE("staleness fields, delegate named data and the edge.yaml record round-trip", "[serde][artifact]") {
+  std::string dir = scratchDir("artifact-issue9");
+  fs::create_directories(dir + "/data");
+  Program p = sampleProgram(dir + "/data");
+  std::string path = dir + "/m.json";
+  // Without the new fields the document is written exactly as before.
+  writeProgram(p, path);
+  std::string plain = readFileOrStdin(path);
+  CHECK(plain.find("file_size") == std::string::npos);
+  CHECK(plain.find("named_data") == std::string::npos);
+  CHECK(plain.find("edge_yaml") == std::string::npos);
+
+  ConstantTensor &w = *p.constants.find("linear.weight");
+  w.data.fileSize = 64;
+  w.data.crc32 = 0xdeadbeef;
+  p.delegates.find("lowered_module_0")->namedData.set("linear.weight", w);
+  EdgeRulesRecord rules;
+  rules.source = "my_edge.yaml";
+  rules.text = "- func: aten::sigmoid\n";
+  rules.sha256 = sha256Hex(rules.text);
+  p.edgeRules = rules;
+  writeProgram(p, path);
+  std::string text = readFileOrStdin(path);
+  CHECK(text.find(R"("sha256": "00ff", "file_size": 64, "crc32": 3735928559})") != std::string::npos);
+  Program back = readProgram(path);
+  CHECK(back == p);
+  CHECK(back.delegates.find("lowered_module_0")->namedData.find("linear.weight")->data.crc32 == 0xdeadbeefu);
+  REQUIRE(back.edgeRules);
+  CHECK(back.edgeRules->text == rules.text);
+  CHECK_FALSE(back.edgeRules->replace);
+
+  // The record must match its digest.
+  std::string edited = text;
+  edited.replace(edited.find("aten::sigmoid"), 13, "aten::relu___");
+  Error e = artifactError(edited);
+  CHECK(e.location() == "/edge_yaml/sha256");
+}
+
+TEST_CASE("checkDataFiles notices a missing or resized file", "[serde][artifact]") {
+  std::string dir = scratchDir("artifact-stale");
+  fs::create_directories(dir + "/data");
+  Program p = sampleProgram(dir + "/data");
+  ConstantTensor &w = *p.constants.find("linear.weight");
+  w.data.fileSize = 64;
+  CHECK_NOTHROW(checkDataFiles(p));
+  writeFileAtomically(dir + "/data/weights.bin", std::string(65, '\x7f'));
+  try {
+    checkDataFiles(p);
+    FAIL("no error for a resized file");
+  } catch (const Error &err) {
+    CHECK(err.location() == "/constants/linear.weight/data");
+    CHECK(err.message().find("has 65 bytes but had 64") != std::string::npos);
+  }
+  fs::remove(dir + "/data/weights.bin");
+  CHECK_THROWS_WITH(checkDataFiles(p), Catch::Contains("is missing or unreadable"));
 }

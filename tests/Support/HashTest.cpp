@@ -93,3 +93,9 @@ TEST_CASE("base64Decode rejects characters outside the alphabet", "[hash]") {
   CHECK_THROWS_AS(base64Decode("Zm 9v"), Error);
   CHECK_THROWS_AS(base64Decode("Zm9v\x01"), Error);
 }
+
+TEST_CASE("crc32Update: the zip CRC-32, incremental", "[support][hash]") {
+  CHECK(exir::crc32Update(0, "") == 0u);
+  CHECK(exir::crc32Update(0, "123456789") == 0xcbf43926u); // the standard check value
+  CHECK(exir::crc32Update(exir::crc32Update(0, "1234"), "56789") == 0xcbf43926u);
+}

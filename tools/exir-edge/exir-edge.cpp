@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
                "  exir-edge --method encode=enc.pt2 --method decode=dec.pt2 -o codec.edge.json\n"
                "  exir-edge model.json --rewrite relu_to_sigmoid.yaml --print-after all\n"
                "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json"};
-  std::string input, output = "-";
+  std::string input, output = "-", weights;
   std::vector<std::string> methods, constantMethods;
   edge::EdgeOptions options;
   bool listPasses = false, noVerify = false;
@@ -60,7 +60,12 @@ int main(int argc, char **argv) {
   app.add_option("--method", methods, "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
   app.add_option("--constant-method", constantMethods,
                  "NAME=VALUE[,VALUE...]: a method that returns constants (int, float, true/false, or text)");
-  app.add_option("--edge-yaml", options.edgeYamlPath, "dtype rules in edge.yaml format (default: the project's edge_ops/edge.yaml)");
+  app.add_option("--weights", weights,
+                 "FILE.safetensors or FILE.pt2: constant data by FQN (for a torch.export JSON, which has none)");
+  app.add_option("--edge-yaml", options.edgeYamlPath,
+                 "dtype rules in edge.yaml format for the ops the file lists (the project's edge_ops/edge.yaml covers "
+                 "the rest); recorded in the output, so every later tool checks with them");
+  app.add_flag("--edge-yaml-replace", options.edgeYamlReplace, "--edge-yaml's rules alone: ops the file does not list go unchecked");
   app.add_option("--allow-non-core", options.allowNonCore, "keep this non-core op (e.g. aten::foo.default) instead of failing");
   app.add_option("--pass", options.extraPasses, "run a built-in pass after to_edge (see --list-passes)");
   app.add_option("--rewrite", options.rewriteRules, "apply op-replacement rules from a YAML file");
@@ -98,6 +103,17 @@ int main(int argc, char **argv) {
         }
       }
     }
+    std::string source = methods.empty() ? input : methods.front().substr(methods.front().find('=') + 1);
+    if (!weights.empty()) {
+      attachWeights(program, weights);
+      checkDataFiles(program);
+    }
+    // Without weights the program passes edge and plan and fails only in exir-emit: say so now.
+    if (auto missing = constantsWithoutData(program); !missing.empty())
+      std::cerr << "exir-edge: warning: '" << (source == "-" ? "<stdin>" : source) << "': " << missing.size()
+                << " constant" << (missing.size() == 1 ? "" : "s") << " (e.g. '" << missing.front()
+                << "') have no data, so exir-emit will fail; a torch.export JSON carries no weights: pass its .pt2 "
+                   "or --weights FILE.safetensors|FILE.pt2\n";
     for (const auto &spec : constantMethods) {
       auto eq = spec.find('=');
       if (eq == std::string::npos || eq == 0)
@@ -107,8 +123,7 @@ int main(int argc, char **argv) {
         throw Error("--constant-method '" + name + "' clashes with another method of that name");
       program.constantMethods.set(name, parseConstantValues(spec.substr(eq + 1)));
     }
-    attributeErrorsTo(methods.empty() ? input : methods.front().substr(methods.front().find('=') + 1),
-                      [&] { edge::toEdge(program, options); });
+    attributeErrorsTo(source, [&] { edge::toEdge(program, options); });
     writeProgram(program, output);
   });
 }

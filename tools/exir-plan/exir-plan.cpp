@@ -5,7 +5,10 @@
 // optionally a report, an SVG picture and a Chrome trace of the plan.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/OpInfo.h"
+#include "Edge/Passes.h"
 #include "IR/Verifier.h"
+#include "Partition/Lowering.h"
 #include "Plan/PlanPasses.h"
 #include "Plan/PlanRender.h"
 #include "Serde/ProgramReader.h"
@@ -69,7 +72,9 @@ int main(int argc, char **argv) {
     Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
-      verifyProgram(program, program.stage);
+      // The dtype rules the program was lowered with (a user's edge.yaml) still hold.
+      edge::verifyEdgeProgram(program, edge::DtypeRules::forProgram(program));
+      partition::requireResolvedCalls(program);
       plan::insertBufferWriteBack(program);
       // Views first, as upstream: they are recognised as functional view_copy ops.
       if (!keepViews) plan::viewsToAliases(program);

@@ -19,6 +19,7 @@
 using namespace exir;
 using namespace exir::run;
 using namespace irtest;
+using exir::emit::emitProgram;
 
 namespace {
 
@@ -204,9 +205,11 @@ TEST_CASE("run: dynamic inputs run below their upper bound", "[run]") {
   Program edge = programOf(b.ep, Stage::Edge);
   Program plan = planned(edge);
   std::vector<Value> small = {floats({2}, {1, 2})};
-  for (auto *exe : {makeGraphExecutable(edge).release(), makeGraphExecutable(plan).release(),
-                    makePteExecutable(emitProgram(plan)).release()}) {
-    std::unique_ptr<Executable> owner(exe);
+  std::vector<std::unique_ptr<Executable>> exes;
+  exes.push_back(makeGraphExecutable(edge));
+  exes.push_back(makeGraphExecutable(plan));
+  exes.push_back(makePteExecutable(emitProgram(plan)));
+  for (auto &exe : exes) {
     RunResult r = exe->run("forward", small, RunOptions{});
     CHECK(r.outputs[0].toTensor().sizes == std::vector<int64_t>{2});
     CHECK(toDoubles(r.outputs[0].toTensor()) == std::vector<double>{2, 4});

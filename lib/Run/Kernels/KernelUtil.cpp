@@ -202,16 +202,25 @@ Tensor scalarTensor(const Scalar &s, ScalarType t) {
   return result;
 }
 
-void copyInto(Tensor &dst, const Tensor &src) {
-  if (dst.sizes != src.sizes) fail("copy from " + sizesText(src.sizes) + " to " + sizesText(dst.sizes));
-  switchDtype(src.dtype, [&]<typename S>() {
-    switchDtype(dst.dtype, [&]<typename D>() {
-      forEachElement(dst.sizes, std::array<Operand, 2>{operandFor(dst, dst.sizes), operandFor(src, dst.sizes)},
-                     [](const std::array<uint8_t *, 2> &p) {
-                       *reinterpret_cast<D *>(p[0]) = static_cast<D>(*reinterpret_cast<const S *>(p[1]));
-                     });
-    });
-  });
+void copyInto(Tensor &dst, const Tensor &src) { copyView(View::of(dst), View::of(src)); }
+
+std::vector<int64_t> inferSizes(std::vector<int64_t> sizes, int64_t numel) {
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (inferred >= 0) fail("only one dimension can be inferred");
+      inferred = int64_t(i);
+    } else {
+      known *= sizes[i];
+    }
+  }
+  if (inferred >= 0) {
+    if (known == 0 || numel % known != 0) fail("shape " + sizesText(sizes) + " is invalid for " + std::to_string(numel) + " elements");
+    sizes[inferred] = numel / known;
+  } else if (known != numel) {
+    fail("shape " + sizesText(sizes) + " is invalid for " + std::to_string(numel) + " elements");
+  }
+  return sizes;
 }
 
 //===----------------------------------------------------------------------===//
@@ -229,6 +238,69 @@ std::optional<std::string> optStringArg(std::span<Value *> args, size_t i) {
   if (args[i]->isNone()) return std::nullopt;
   if (auto *s = std::get_if<std::string>(&args[i]->v)) return *s;
   fail(std::string("expected String argument, got ") + args[i]->kindName());
+}
+
+} // namespace exir::run::kern
+
+namespace exir::run::kern {
+
+View View::of(const Tensor &t) {
+  View v;
+  v.data = t.data;
+  v.sizes = t.sizes;
+  v.dtype = t.dtype;
+  v.byteStrides = t.strides();
+  for (int64_t &s : v.byteStrides) s *= int64_t(elementSize(t.dtype));
+  return v;
+}
+
+View View::permuted(const std::vector<int64_t> &perm) const {
+  View v = *this;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    v.sizes[i] = sizes[perm[i]];
+    v.byteStrides[i] = byteStrides[perm[i]];
+  }
+  return v;
+}
+
+View View::sliced(int64_t dim, int64_t start, int64_t length, int64_t step) const {
+  View v = *this;
+  v.data += start * byteStrides[dim];
+  v.sizes[dim] = length;
+  v.byteStrides[dim] *= step;
+  return v;
+}
+
+View View::selected(int64_t dim, int64_t index) const {
+  View v = *this;
+  v.data += index * byteStrides[dim];
+  v.sizes.erase(v.sizes.begin() + dim);
+  v.byteStrides.erase(v.byteStrides.begin() + dim);
+  return v;
+}
+
+View View::unsqueezed(int64_t dim) const {
+  View v = *this;
+  v.sizes.insert(v.sizes.begin() + dim, 1);
+  v.byteStrides.insert(v.byteStrides.begin() + dim, 0);
+  return v;
+}
+
+void copyView(const View &dst, const View &src) {
+  if (dst.sizes != src.sizes) fail("copy from " + sizesText(src.sizes) + " to " + sizesText(dst.sizes));
+  std::array<Operand, 2> ops{Operand{dst.data, dst.byteStrides}, Operand{src.data, src.byteStrides}};
+  if (dst.dtype == src.dtype) {
+    size_t n = elementSize(dst.dtype);
+    forEachElement(dst.sizes, ops, [n](const std::array<uint8_t *, 2> &p) { std::memcpy(p[0], p[1], n); });
+    return;
+  }
+  switchDtype(src.dtype, [&]<typename S>() {
+    switchDtype(dst.dtype, [&]<typename D>() {
+      forEachElement(dst.sizes, ops, [](const std::array<uint8_t *, 2> &p) {
+        *reinterpret_cast<D *>(p[0]) = static_cast<D>(*reinterpret_cast<const S *>(p[1]));
+      });
+    });
+  });
 }
 
 } // namespace exir::run::kern

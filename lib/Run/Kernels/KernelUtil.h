@@ -27,6 +27,9 @@ namespace exir::run::kern {
 std::string sizesText(const std::vector<int64_t> &sizes);
 std::string dtypeText(ScalarType t); // "torch.float32"
 
+/// `sizes` with one -1 inferred so that the product is `numel` (view semantics).
+std::vector<int64_t> inferSizes(std::vector<int64_t> sizes, int64_t numel);
+
 /// `dim` in [-rank, rank) -> [0, rank). A rank-0 tensor accepts dims 0 and -1.
 int64_t wrapDim(int64_t dim, int64_t rank);
 
@@ -289,6 +292,47 @@ template <typename C> std::vector<C> toVector(const Tensor &t) {
   forEachElement(t.sizes, std::array<Operand, 1>{operandFor(t, t.sizes)},
                  [&](const std::array<uint8_t *, 1> &p) { result.push_back(load(p[0])); });
   return result;
+}
+
+} // namespace exir::run::kern
+
+namespace exir::run::kern {
+
+//===----------------------------------------------------------------------===//
+// Strided views (for data movement kernels)
+//===----------------------------------------------------------------------===//
+
+/// A strided window on a tensor's bytes, in logical dim order.
+struct View {
+  uint8_t *data = nullptr;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> byteStrides;
+  ScalarType dtype = ScalarType::Float;
+
+  static View of(const Tensor &t);
+  View permuted(const std::vector<int64_t> &perm) const;
+  View sliced(int64_t dim, int64_t start, int64_t length, int64_t step = 1) const;
+  View selected(int64_t dim, int64_t index) const;
+  View unsqueezed(int64_t dim) const;
+};
+
+/// dst = src element by element (same sizes; dtypes may differ).
+void copyView(const View &dst, const View &src);
+
+/// Calls f(index) for every logical index of `sizes`, in row-major order.
+template <typename F> void forEachIndex(const std::vector<int64_t> &sizes, F &&f) {
+  for (int64_t s : sizes)
+    if (s == 0) return;
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (;;) {
+    f(static_cast<const std::vector<int64_t> &>(index));
+    int64_t d = int64_t(sizes.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
 }
 
 } // namespace exir::run::kern

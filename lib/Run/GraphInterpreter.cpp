@@ -124,14 +124,13 @@ public:
       }
       if (spec->kind == InputKind::Parameter || spec->kind == InputKind::Buffer ||
           spec->kind == InputKind::TensorConstant) {
-        Tensor c = constantTensor(program_, spec->target);
         if (plan_ && plan_->allocations.contains(arg.name)) {
-          // A mutable buffer: planned; it starts from the buffer's initial value.
-          ValuePtr v = allocTensor(arg.name);
-          copyTensorInto(v->toTensor(), c, "buffer '" + spec->target + "'");
-          env_[arg.name] = v;
+          // A mutable buffer is planned memory. As in the .pte (no mutable data
+          // segment is emitted) and upstream without et_init_buffer, it starts
+          // with whatever the arena holds: the poison, not the initial value.
+          allocTensor(arg.name);
         } else {
-          env_[arg.name] = std::make_shared<Value>(Value::of(std::move(c)));
+          env_[arg.name] = std::make_shared<Value>(Value::of(constantTensor(program_, spec->target)));
         }
         continue;
       }

@@ -1,10 +1,13 @@
 //===- Run/LoadExecutable.cpp - A .pte or any program input, by content ---===//
 #include "Emit/PteReader.h"
 #include "Run/Interpreter.h"
+#include "Serde/ExportJson.h"
+#include "Serde/ProgramJson.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 
+#include <filesystem>
 #include <fstream>
 
 namespace exir::run {
@@ -18,7 +21,19 @@ std::unique_ptr<Executable> loadExecutable(const std::string &path) {
   if (path == "-") {
     auto bytes = std::make_shared<const std::string>(readFileOrStdin(path));
     if (looksLikePte(*bytes)) return makePteExecutable(pte::readPte(bytes, path));
-    throw Error("exir-run reads programs from files; only a .pte may come on stdin", path);
+    // JSON on stdin: our artifact writes "format" first; anything else is read
+    // as a bare torch.export ExportedProgram.
+    size_t key = bytes->find_first_not_of(" \t\r\n{");
+    std::string cwd = std::filesystem::current_path().string();
+    Program program;
+    if (key != std::string::npos && bytes->compare(key, 8, "\"format\"") == 0) {
+      program = readProgramJson(*bytes, path, cwd);
+    } else {
+      program = programFromExportedProgram(readExportedProgramJson(*bytes, path), Stage::Aten);
+      program.stage = guessStage(program.methods.begin()->second.program);
+      program.baseDirectory = cwd;
+    }
+    return makeGraphExecutable(std::move(program));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open the file", path);

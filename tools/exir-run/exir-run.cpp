@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> expects;
   Tolerance tol;
   bool checkStages = false;
-  app.add_option("input", input, "program JSON, .pt2 or .pte")->required();
+  app.add_option("input", input, "program JSON, .pt2 or .pte ('-' = stdin: JSON or .pte)")->required();
   app.add_option("--method", setup.method, "method to run (default: forward, or the only one)");
   app.add_option("--input", setup.inputs, "K=FILE.npy|FILE.bin|LITERAL: input K (position or name)");
   app.add_option("--sizes", setup.sizes, "K=d0,d1,...: the shape of input K (dynamic inputs: within the bound)");

@@ -441,9 +441,25 @@ private:
       else if (o.kind == ArgKind::Tensors) results.insert(results.end(), o.names.begin(), o.names.end());
     }
     std::vector<ValuePtr> holders, outs;
+    ValuePtr listOut; // the Tensor[] out argument, whose elements are already bound by name
     size_t resultIndex = 0;
     for (const auto &param : callee->arguments) {
       const NamedArgument *given = node.input(param.name);
+      if (param.isOut && param.type.isList) {
+        // A Tensor[] out (split_copy, unbind_copy): every remaining result.
+        Value::TensorList list;
+        if (given && given->arg.kind == ArgKind::Tensors) {
+          for (const auto &n : given->arg.names) list.push_back(&lookup(n)->toTensor());
+        } else {
+          for (; resultIndex < results.size(); ++resultIndex)
+            list.push_back(&allocTensor(results[resultIndex])->toTensor());
+        }
+        auto v = std::make_shared<Value>();
+        v->v = std::move(list);
+        listOut = v;
+        holders.push_back(v);
+        continue;
+      }
       if (param.isOut) {
         ValuePtr v;
         if (given && given->arg.kind == ArgKind::Tensor) {
@@ -468,7 +484,8 @@ private:
       }
     }
     ValuePtr ret;
-    if (callee->isInplace() && !holders.empty()) ret = holders[0];
+    if (listOut) ret = listOut;
+    else if (callee->isInplace() && !holders.empty()) ret = holders[0];
     else if (outs.size() == 1) ret = outs[0];
     else if (outs.size() > 1) {
       Value::TensorList list;
@@ -483,7 +500,9 @@ private:
     for (const auto &h : holders) args.push_back(h.get());
     (*fn)(std::span<Value *>(args));
 
-    if (callee->isInplace()) {
+    if (listOut) {
+      // Results were bound to their tensors when the list was made.
+    } else if (callee->isInplace()) {
       for (const auto &o : node.outputs)
         if (o.kind == ArgKind::Tensor) env_[o.name] = holders[0];
     } else if (!outs.empty()) {

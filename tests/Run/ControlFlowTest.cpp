@@ -156,3 +156,24 @@ TEST_CASE("run: sym_size and _operator arithmetic give symbolic ints", "[run][sy
   REQUIRE(r.outputs.size() == 1);
   CHECK(r.outputs[0].toInt() == 10);
 }
+
+TEST_CASE("run: .pte sym-int prim ops write their return slot", "[run][sym]") {
+  // sym_size(x, 0) * 3 with the emitter's placeholder returns (Int 0).
+  pte::Program program;
+  pte::ExecutionPlan plan;
+  plan.name = "forward";
+  pte::Tensor x = pteTensor(F32, {4});
+  x.shapeDynamism = pte::TensorShapeDynamism::DynamicBound;
+  plan.values = {x, pte::Int{0}, pte::Int{0}, pte::Int{3}, pte::Int{0}};
+  plan.inputs = {0};
+  plan.outputs = {4};
+  plan.operators = {{"aten::sym_size", "int"}, {"executorch_prim::mul", "Scalar"}};
+  plan.nonConstBufferSizes = {0, 0};
+  pte::Chain chain;
+  chain.instructions = {pte::KernelCall{0, {0, 1, 2}}, pte::KernelCall{1, {2, 3, 4}}};
+  plan.chains = {chain};
+  program.executionPlan = {plan};
+  RunResult r = makePteExecutable(program)->run("forward", {tensorOf(F32, {3}, {1, 2, 3})}, RunOptions{});
+  REQUIRE(r.outputs.size() == 1);
+  CHECK(r.outputs[0].toInt() == 9);
+}

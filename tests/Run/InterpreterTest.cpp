@@ -216,3 +216,15 @@ TEST_CASE("run: dynamic inputs run below their upper bound", "[run]") {
     CHECK_THROWS_WITH(exe->run("forward", {floats({5}, {1, 2, 3, 4, 5})}, RunOptions{}), Catch::Contains("bound"));
   }
 }
+
+TEST_CASE("run: an op with a Tensor[] result binds every element", "[run]") {
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  Node &split = b.edge("split_copy.Tensor", {pos("self", T("x")), pos("split_size", Argument::integer(2))}, "s0", F32, {2});
+  split.outputs = {Argument::tensors({"s0", "s1"})};
+  b.ep.graph.tensorValues.set("s1", meta(F32, {2}));
+  b.edge("sub.Tensor", {pos("self", T("s1")), pos("other", T("s0"))}, "d", F32, {2});
+  b.output("d");
+  auto exe = makeGraphExecutable(programOf(b.ep, Stage::Edge));
+  CHECK(run1(*exe, {floats({4}, {1, 2, 10, 20})}) == std::vector<double>{9, 18});
+}

@@ -141,11 +141,11 @@ int main(int argc, char **argv) {
   bool checkStages = false;
   app.add_option("input", input, "program JSON, .pt2 or .pte ('-' = stdin: JSON or .pte)")->required();
   app.add_option("--method", setup.method, "method to run (default: forward, or the only one)");
-  app.add_option("--input", setup.inputs, "K=FILE.npy|FILE.bin|LITERAL: input K (position or name)");
-  app.add_option("--sizes", setup.sizes, "K=d0,d1,...: the shape of input K (dynamic inputs: within the bound)");
+  app.add_option("--input", setup.inputs, "K=FILE.npy|FILE.bin|LITERAL: input K (position or name)")->allow_extra_args(false);
+  app.add_option("--sizes", setup.sizes, "K=d0,d1,...: the shape of input K (dynamic inputs: within the bound)")->allow_extra_args(false);
   app.add_option("--seed", setup.seed, "seed of the random inputs (default 0)");
   app.add_option("--output-dir", outputDir, "save output K as DIR/outK.npy instead of printing");
-  app.add_option("--expect", expects, "K=FILE.npy: compare output K with FILE.npy (exit 1 beyond --atol/--rtol)");
+  app.add_option("--expect", expects, "K=FILE.npy: compare output K with FILE.npy (exit 1 beyond --atol/--rtol)")->allow_extra_args(false);
   app.add_option("--atol", tol.atol, "absolute tolerance (default 1e-5)");
   app.add_option("--rtol", tol.rtol, "relative tolerance (default 1e-5)");
   app.add_flag("--atol-scaled", tol.scaleAtol, "multiply --atol by max(1, max |expected|)");

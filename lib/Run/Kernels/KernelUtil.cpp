@@ -304,3 +304,36 @@ void copyView(const View &dst, const View &src) {
 }
 
 } // namespace exir::run::kern
+
+namespace exir::run::kern {
+
+Reduction planReduction(const Tensor &self, const std::vector<int64_t> &dims, bool keepdim) {
+  Reduction r;
+  std::vector<bool> reduced(self.dim(), dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrapDim(d, self.dim());
+    if (self.dim() == 0) continue;
+    if (reduced[w] && !dims.empty()) {
+      bool repeated = std::count_if(dims.begin(), dims.end(), [&](int64_t x) { return wrapDim(x, self.dim()) == w; }) > 1;
+      if (repeated) fail("dim " + std::to_string(w) + " appears multiple times in the list of dims");
+    }
+    reduced[w] = true;
+  }
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (!reduced[d]) {
+      r.perm.push_back(d);
+      r.rows *= self.sizes[d];
+    }
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (reduced[d]) {
+      r.perm.push_back(d);
+      r.rowLength *= self.sizes[d];
+    }
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!reduced[d]) r.outSizes.push_back(self.sizes[d]);
+    else if (keepdim) r.outSizes.push_back(1);
+  }
+  return r;
+}
+
+} // namespace exir::run::kern

@@ -294,6 +294,14 @@ template <typename C> std::vector<C> toVector(const Tensor &t) {
   return result;
 }
 
+/// Writes `values` (logical order) into out, cast to out's dtype.
+template <typename C> void writeValues(Tensor &out, const std::vector<C> &values) {
+  StoreFn<C> store = storerFor<C>(out.dtype);
+  size_t i = 0;
+  forEachElement(out.sizes, std::array<Operand, 1>{operandFor(out, out.sizes)},
+                 [&](const std::array<uint8_t *, 1> &p) { store(p[0], values[i++]); });
+}
+
 } // namespace exir::run::kern
 
 namespace exir::run::kern {
@@ -318,6 +326,39 @@ struct View {
 
 /// dst = src element by element (same sizes; dtypes may differ).
 void copyView(const View &dst, const View &src);
+
+/// The elements of a view in its (logical, row-major) order, read as C.
+template <typename C> std::vector<C> viewValues(const View &v) {
+  std::vector<C> result;
+  int64_t n = 1;
+  for (int64_t s : v.sizes) n *= s;
+  result.reserve(size_t(n));
+  LoadFn<C> load = loaderFor<C>(v.dtype);
+  forEachElement(v.sizes, std::array<Operand, 1>{Operand{v.data, v.byteStrides}},
+                 [&](const std::array<uint8_t *, 1> &p) { result.push_back(load(p[0])); });
+  return result;
+}
+/// Writes `values` (the view's logical order) through the view, cast to its dtype.
+template <typename C> void writeView(const View &v, const std::vector<C> &values) {
+  StoreFn<C> store = storerFor<C>(v.dtype);
+  size_t i = 0;
+  forEachElement(v.sizes, std::array<Operand, 1>{Operand{v.data, v.byteStrides}},
+                 [&](const std::array<uint8_t *, 1> &p) { store(p[0], values[i++]); });
+}
+
+/// Reducing `dims` of a tensor: the input viewed as [kept dims..., reduced
+/// dims...] so that each output element is one contiguous run of `rowLength`.
+struct Reduction {
+  std::vector<int64_t> outSizes; // keepdim applied
+  std::vector<int64_t> perm;     // kept dims, then reduced dims
+  int64_t rows = 1, rowLength = 1;
+};
+/// Empty `dims` reduces every dim.
+Reduction planReduction(const Tensor &self, const std::vector<int64_t> &dims, bool keepdim);
+/// The input's values in the reduction's row order, read as C.
+template <typename C> std::vector<C> reductionRows(const Tensor &self, const Reduction &r) {
+  return viewValues<C>(View::of(self).permuted(r.perm));
+}
 
 /// Calls f(index) for every logical index of `sizes`, in row-major order.
 template <typename F> void forEachIndex(const std::vector<int64_t> &sizes, F &&f) {

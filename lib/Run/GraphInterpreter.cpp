@@ -225,19 +225,14 @@ private:
       copyTensorInto(v->toTensor(), in, "input '" + arg.name + "'");
       env_[arg.name] = v;
     } else {
-      Tensor copy = contiguousCopy(in);
-      if (meta) {
+      // Unplanned: the runtime would alias the caller's tensor; we keep a copy
+      // in the input's dim order, growable as any unplanned value.
+      Tensor copy = Tensor::make(in.dtype, in.sizes);
+      if (meta && meta->sizes.size() == in.sizes.size()) {
         std::vector<int64_t> order = meta->dimOrder();
-        if (order.size() == copy.sizes.size()) {
-          Tensor placed = copy;
-          placed.owned = std::make_shared<std::vector<uint8_t>>(copy.nbytes());
-          placed.data = placed.owned->data();
-          placed.capacity = placed.owned->size();
-          placed.dimOrder.assign(order.begin(), order.end());
-          copyTensorInto(placed, copy, "input '" + arg.name + "'");
-          copy = std::move(placed);
-        }
+        copy.dimOrder.assign(order.begin(), order.end());
       }
+      copyTensorInto(copy, in, "input '" + arg.name + "'");
       copy.growable = true;
       env_[arg.name] = std::make_shared<Value>(Value::of(std::move(copy)));
     }

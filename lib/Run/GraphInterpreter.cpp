@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <unordered_map>
 
 namespace exir::run {
@@ -213,10 +214,10 @@ private:
                     std::to_string(meta->sizes.size()));
       for (size_t d = 0; d < in.sizes.size(); ++d) {
         const SymInt &s = meta->sizes[d];
-        int64_t bound = bound_(s);
-        if ((!s.isExpr && in.sizes[d] != s.value) || (s.isExpr && in.sizes[d] > bound))
+        std::optional<int64_t> bound = upperBoundOf(s);
+        if ((!s.isExpr && in.sizes[d] != s.value) || (s.isExpr && bound && in.sizes[d] > *bound))
           throw Error("input '" + arg.name + "' has size " + std::to_string(in.sizes[d]) + " in dim " + std::to_string(d) +
-                      (s.isExpr ? "; the upper bound is " : "; the method takes ") + std::to_string(bound));
+                      (s.isExpr ? "; the upper bound is " : "; the method takes ") + std::to_string(*bound));
         if (s.isExpr && isIdentifier(s.expr)) env_[s.expr] = std::make_shared<Value>(Value::of(in.sizes[d]));
       }
     }
@@ -243,14 +244,16 @@ private:
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '_'; });
   }
 
-  int64_t bound_(const SymInt &s) const {
+  std::optional<int64_t> upperBoundOf(const SymInt &s) const {
     if (!s.isExpr) return s.value;
     try {
       return plan::upperBound(s, ep_);
     } catch (const Error &) {
-      return 0; // unbounded: the kernel resizes an owned tensor
+      return std::nullopt;
     }
   }
+  /// Sizes to allocate: unbounded dims start at 0 (the kernel resizes an owned tensor).
+  int64_t bound_(const SymInt &s) const { return upperBoundOf(s).value_or(0); }
 
   ValuePtr lookup(const std::string &name) const {
     auto it = env_.find(name);
@@ -635,7 +638,16 @@ public:
         info.dtype = meta->dtype;
         for (const auto &s : meta->sizes) {
           info.dynamic |= s.isExpr;
-          info.sizes.push_back(s.isExpr ? plan::upperBound(s, ep) : s.value);
+          int64_t size = s.value;
+          if (s.isExpr) {
+            // Unbounded symbols: the traced hint, else 1 (the caller may give --sizes).
+            try {
+              size = plan::upperBound(s, ep);
+            } catch (const Error &) {
+              size = s.hint.value_or(1);
+            }
+          }
+          info.sizes.push_back(size);
         }
         for (int64_t d : meta->dimOrder()) info.dimOrder.push_back(uint8_t(d));
       } else {

@@ -184,6 +184,14 @@ TEST_CASE("run: a permute_copy whose output has dim order [1, 0] is refused", "[
   int32_t out = pte.executionPlan[0].outputs.at(0);
   std::get<pte::Tensor>(pte.executionPlan[0].values[size_t(out)]).dimOrder = {1, 0};
   CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", in, RunOptions{}), Catch::Contains("dim order"));
+  // The same in the planned program: strides that make the result column-major.
+  Graph &g = plan.methods.find("forward")->program.graph;
+  for (const char *name : {"p", "alloc"}) {
+    TensorMeta m = *g.tensorValues.find(name);
+    m.strides = {SymInt::of(1), SymInt::of(3)};
+    g.tensorValues.set(name, m);
+  }
+  CHECK_THROWS_WITH(makeGraphExecutable(plan)->run("forward", in, RunOptions{}), Catch::Contains("dim order"));
 }
 
 TEST_CASE("run: dynamic inputs run below their upper bound", "[run]") {

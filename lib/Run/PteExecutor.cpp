@@ -160,6 +160,9 @@ private:
       if (d >= p.sizes.size() || seen[d]) throw Error("tensor dim_order is not a permutation of 0..rank-1");
       seen[d] = true;
     }
+    if (p.extraTensorInfo && p.extraTensorInfo->location == pte::TensorDataLocation::External)
+      throw Error("tensor '" + p.extraTensorInfo->fullyQualifiedName.value_or("?") +
+                  "' is an external constant (in a .ptd file), which exir-run does not read");
     Tensor t;
     t.dtype = p.scalarType;
     for (int32_t s : p.sizes) {

@@ -165,6 +165,14 @@ TEST_CASE("run: KernelCalls are checked as the runtime checks them at load", "[r
     CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", chainInputs, RunOptions{}),
                       Catch::Contains("OperatorMissing") && Catch::Contains("aten::no_such_op.out"));
   }
+  SECTION("an external constant") {
+    pte::ExtraTensorInfo extra;
+    extra.fullyQualifiedName = "linear.weight";
+    extra.location = pte::TensorDataLocation::External;
+    std::get<pte::Tensor>(plan.values[0]).extraTensorInfo = extra;
+    CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", chainInputs, RunOptions{}),
+                      Catch::Contains("'linear.weight' is an external constant"));
+  }
   SECTION("wrong input dtype and size") {
     std::vector<Value> bad = chainInputs;
     bad[0] = floats({2, 3}, {1, 2, 3, 4, 5, 6});

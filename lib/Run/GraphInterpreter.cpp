@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace exir::run {
 
@@ -98,6 +99,12 @@ public:
            const RunOptions &options, RunResult *record)
       : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record) {
     if (plan_) {
+      for (const auto *list : {&graph_.inputs, &graph_.outputs})
+        for (const auto &a : *list) {
+          std::vector<std::string> names;
+          a.collectTensorNames(names);
+          boundary_.insert(names.begin(), names.end());
+        }
       arenas_.resize(plan_->bufferSizes.size());
       for (size_t k = 1; k < plan_->bufferSizes.size(); ++k)
         arenas_[k] = std::make_shared<std::vector<uint8_t>>(plan_->bufferSizes[k], options_.poison);
@@ -293,6 +300,10 @@ private:
       t.capacity = bytes;
       t.growable = false;
     } else {
+      // In a planned program only inputs and outputs may be unplanned (the
+      // caller provides them); the runtime gives any other tensor no memory.
+      if (plan_ && !boundary_.count(name))
+        throw Error("tensor '" + name + "' has no placement in the memory plan");
       t = Tensor::make(meta->dtype, sizes);
       t.growable = true;
     }
@@ -608,6 +619,7 @@ private:
   RunResult *record_;
   std::vector<std::shared_ptr<std::vector<uint8_t>>> arenas_; // [mem_id]
   std::unordered_map<std::string, ValuePtr> env_;
+  std::unordered_set<std::string> boundary_; // planned programs: graph inputs and outputs
 };
 
 class GraphExecutable final : public Executable {

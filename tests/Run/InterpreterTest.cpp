@@ -144,6 +144,13 @@ TEST_CASE("run: planned tensors outside their arena are refused", "[run]") {
     auto exe = makePteExecutable(pte);
     CHECK_THROWS_WITH(exe->run("forward", chainInputs, RunOptions{}), Catch::Contains("memory_id 0"));
   }
+  SECTION("graph: an intermediate left out of the plan") {
+    auto &allocations = plan.methods.find("forward")->plan->allocations;
+    auto aliases = plan::storageAliases(plan.methods.find("forward")->program.graph);
+    allocations.erase(plan::storageRoot(aliases, "a"));
+    auto exe = makeGraphExecutable(plan);
+    CHECK_THROWS_WITH(exe->run("forward", chainInputs, RunOptions{}), Catch::Contains("has no placement in the memory plan"));
+  }
   SECTION("graph: an arena too small for the plan") {
     plan.methods.find("forward")->plan->bufferSizes[1] = 16;
     auto exe = makeGraphExecutable(plan);
@@ -164,6 +171,16 @@ TEST_CASE("run: KernelCalls are checked as the runtime checks them at load", "[r
     plan.operators[size_t(call.opIndex)].name = "aten::no_such_op";
     CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", chainInputs, RunOptions{}),
                       Catch::Contains("OperatorMissing") && Catch::Contains("aten::no_such_op.out"));
+  }
+  SECTION("an intermediate with no memory") {
+    for (auto &v : plan.values)
+      if (auto *t = std::get_if<pte::Tensor>(&v); t && t->allocationInfo) {
+        t->allocationInfo.reset(); // the first planned tensor is input x: make it an intermediate
+        break;
+      }
+    plan.inputs.erase(plan.inputs.begin());
+    CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", {chainInputs[1]}, RunOptions{}),
+                      Catch::Contains("the runtime gives it no memory"));
   }
   SECTION("an external constant") {
     pte::ExtraTensorInfo extra;

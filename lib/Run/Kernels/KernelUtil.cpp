@@ -234,6 +234,11 @@ std::vector<int64_t> intListArg(std::span<Value *> args, size_t i, bool *present
   return args[i]->toIntList();
 }
 
+Value::OptionalTensorList optionalTensorListArg(std::span<Value *> args, size_t i) {
+  if (args[i]->isTensorList()) return args[i]->toTensorList();
+  return args[i]->toOptionalTensorList();
+}
+
 std::optional<std::string> optStringArg(std::span<Value *> args, size_t i) {
   if (args[i]->isNone()) return std::nullopt;
   if (auto *s = std::get_if<std::string>(&args[i]->v)) return *s;

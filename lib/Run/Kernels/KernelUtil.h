@@ -279,6 +279,8 @@ inline std::optional<int64_t> optIntArg(std::span<Value *> args, size_t i) {
 /// An `int[]?` / `int[]` argument; None gives an empty list and `present` false.
 std::vector<int64_t> intListArg(std::span<Value *> args, size_t i, bool *present = nullptr);
 std::optional<std::string> optStringArg(std::span<Value *> args, size_t i);
+/// A `Tensor?[]` argument; a plain TensorList (no None entries) is accepted too.
+Value::OptionalTensorList optionalTensorListArg(std::span<Value *> args, size_t i);
 
 } // namespace exir::run::kern
 

@@ -117,7 +117,7 @@ void runSubgraphJsonBackend(const std::string &blob, std::span<Value *> args, co
   if (numInputs > args.size()) throw Error(std::string(kSubgraphJsonBackend) + ": the call passes fewer arguments than the subgraph's inputs");
   std::vector<Value> inputs;
   for (size_t i = 0; i < numInputs; ++i) inputs.push_back(*args[i]);
-  std::vector<Value> results = runExportedProgram(owner, ep, inputs, options);
+  std::vector<Value> results = runExportedProgram(owner, ep, inputs, options, "<ExirSubgraphJson blob>/graph_module/graph");
   if (results.size() != args.size() - numInputs)
     throw Error(std::string(kSubgraphJsonBackend) + ": the subgraph returns " + std::to_string(results.size()) +
                 " values; the call has " + std::to_string(args.size() - numInputs) + " outputs");

@@ -30,9 +30,10 @@ void runBackendBlob(const std::string &backendId, const std::string &blob,
 
 /// Runs an (unplanned) ExportedProgram on its user inputs; its constants come
 /// from `owner`'s constant table. Used for delegates' original subgraphs and
-/// cond branches.
+/// cond branches. `where` is the graph's JSON pointer, for errors.
 std::vector<Value> runExportedProgram(const Program &owner, const ExportedProgram &ep,
-                                      const std::vector<Value> &userInputs, const RunOptions &options);
+                                      const std::vector<Value> &userInputs, const RunOptions &options,
+                                      const std::string &where);
 
 /// Copies `src` into `dst` (resizing dst within its bound; dtypes must agree).
 void copyTensorInto(Tensor &dst, const Tensor &src, const std::string &what);

@@ -96,8 +96,9 @@ bool scalarTruth(const Value &v, const std::string &what) {
 class GraphRun {
 public:
   GraphRun(const Program &program, const ExportedProgram &ep, const Graph &graph, const MemoryPlan *plan,
-           const RunOptions &options, RunResult *record)
-      : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record) {
+           const RunOptions &options, RunResult *record, std::string where)
+      : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record),
+        where_(std::move(where)) {
     if (plan_) {
       for (const auto *list : {&graph_.inputs, &graph_.outputs})
         for (const auto &a : *list) {
@@ -155,7 +156,7 @@ public:
       try {
         runNode(node);
       } catch (Error &e) {
-        e.withLocation("node " + std::to_string(i) + " (" + node.displayName() + ", " + node.target + ")");
+        e.withLocation(where_ + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")");
         throw;
       }
     }
@@ -565,7 +566,8 @@ private:
       runBackendBlob(d->backendId, dataRefBytes(d->processed, program_.baseDirectory), d->compileSpecs,
                      std::span<Value *>(args), options_);
     } else if (d->original) {
-      std::vector<Value> results = runExportedProgram(program_, *d->original, inputs, options_);
+      std::vector<Value> results = runExportedProgram(program_, *d->original, inputs, options_,
+                                                      "/delegates/" + moduleName + "/original_module/graph_module/graph");
       if (results.size() != names.size())
         throw Error("delegate '" + moduleName + "' original subgraph returns " + std::to_string(results.size()) +
                     " values; the call takes " + std::to_string(names.size()));
@@ -591,7 +593,8 @@ private:
     } else {
       operands.push_back(*toValue(ops, nullptr));
     }
-    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr);
+    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr,
+                 where_ + "/" + (branch.graphName.empty() ? std::string(pred ? "true_graph" : "false_graph") : branch.graphName));
     sub.bindInputs(operands, true);
     sub.runNodes();
     std::vector<Value> results = sub.outputs(false);
@@ -620,6 +623,7 @@ private:
   std::vector<std::shared_ptr<std::vector<uint8_t>>> arenas_; // [mem_id]
   std::unordered_map<std::string, ValuePtr> env_;
   std::unordered_set<std::string> boundary_; // planned programs: graph inputs and outputs
+  std::string where_;                          // JSON pointer of the graph, for errors
 };
 
 class GraphExecutable final : public Executable {
@@ -677,7 +681,8 @@ public:
   RunResult run(const std::string &methodName, const std::vector<Value> &inputs, const RunOptions &options) override {
     const Method &m = method(methodName);
     RunResult result;
-    GraphRun run(program_, m.program, m.program.graph, m.plan ? &*m.plan : nullptr, options, &result);
+    GraphRun run(program_, m.program, m.program.graph, m.plan ? &*m.plan : nullptr, options, &result,
+                 "/methods/" + methodName + "/graph_module/graph");
     run.bindInputs(inputs, false);
     run.runNodes();
     result.outputs = run.outputs(true);
@@ -697,8 +702,9 @@ private:
 } // namespace
 
 std::vector<Value> runExportedProgram(const Program &owner, const ExportedProgram &ep,
-                                      const std::vector<Value> &userInputs, const RunOptions &options) {
-  GraphRun run(owner, ep, ep.graph, nullptr, options, nullptr);
+                                      const std::vector<Value> &userInputs, const RunOptions &options,
+                                      const std::string &where) {
+  GraphRun run(owner, ep, ep.graph, nullptr, options, nullptr, where);
   run.bindInputs(userInputs, false);
   run.runNodes();
   return run.outputs(true);

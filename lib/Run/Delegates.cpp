@@ -12,9 +12,7 @@ void copyTensorInto(Tensor &dst, const Tensor &src, const std::string &what) {
   if (dst.dtype != src.dtype)
     throw Error(what + " has dtype " + shortName(src.dtype) + "; its destination holds " + shortName(dst.dtype));
   if (dst.sizes != src.sizes) dst.resize(src.sizes);
-  std::vector<size_t> from = logicalByteOffsets(src), to = logicalByteOffsets(dst);
-  size_t elem = elementSize(src.dtype);
-  for (size_t i = 0; i < from.size(); ++i) std::memcpy(dst.data + to[i], src.data + from[i], elem);
+  copyElements(dst, src);
 }
 
 namespace {

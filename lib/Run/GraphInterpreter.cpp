@@ -530,6 +530,9 @@ private:
   }
 
   void runSymOp(const Node &node, const OpTarget &t) {
+    if (t.name == "getitem")
+      throw Error("a standalone getitem: serialized graphs give a multi-output node its results directly "
+                  "(the serializer folds getitem away), and exir-run reads only that form");
     std::string kernelName = primKernelOf(t);
     const KernelFn *fn = KernelRegistry::global().find(kernelName);
     if (!fn) throw Error("exir-run has no kernel for " + kernelName);

@@ -4,8 +4,9 @@
 // blob: BackendWithCompilerDemo with the semantics of upstream's runtime test
 // backend (pte-format.md §7.5: records parsed from the blob, add / mm / sin
 // hard-wired to argument positions, sin as x - x^3/6), ExirSubgraphJson by
-// interpreting the subgraph its blob holds. Any other backend runs the
-// original subgraph when the artifact keeps one, else fails with a clear error.
+// interpreting the subgraph its blob holds (a .pte has nothing else). In a
+// graph program every other backend runs the original subgraph the artifact
+// keeps (it has the delegate's constants); without one, a clear error.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

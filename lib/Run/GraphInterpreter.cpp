@@ -100,11 +100,16 @@ public:
       : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record),
         where_(std::move(where)) {
     if (plan_) {
+      // Inputs and outputs, and the allocs whose storage an output is.
+      auto aliases = plan::storageAliases(graph_);
       for (const auto *list : {&graph_.inputs, &graph_.outputs})
         for (const auto &a : *list) {
           std::vector<std::string> names;
           a.collectTensorNames(names);
-          boundary_.insert(names.begin(), names.end());
+          for (const auto &n : names) {
+            boundary_.insert(n);
+            boundary_.insert(plan::storageRoot(aliases, n));
+          }
         }
       arenas_.resize(plan_->bufferSizes.size());
       for (size_t k = 1; k < plan_->bufferSizes.size(); ++k)

@@ -328,7 +328,7 @@ void printDelegateCall(std::ostream &os, const Graph &graph, const Node &node, c
 }
 
 void printGraphBody(std::ostream &os, const Graph &graph, const std::string &indent,
-                    const MemoryPlan *plan, const PrintOptions &opts) {
+                    const MemoryPlan *plan, const PrintOptions &opts, const std::string &path = "") {
   // Last use of every value, for FX's "x = y = None" notes.
   std::unordered_map<std::string, size_t> lastUse;
   for (size_t i = 0; i < graph.nodes.size(); ++i)
@@ -372,6 +372,8 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
         std::string item = n;
         if (const TensorMeta *meta = graph.tensorValues.find(n)) item += ": \"" + tensorAnnotation(*meta) + "\"";
         else if (const SymInt *sym = graph.symIntValues.find(n)) item += ": \"Sym(" + symIntText(*sym) + ")\"";
+        else if (const SymBool *b = graph.symBoolValues.find(n))
+          item += ": \"Sym(" + (b->isExpr ? exprText(b->expr) : std::string(b->value ? "True" : "False")) + ")\"";
         lhs.push_back(item);
       }
     }
@@ -425,7 +427,7 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
       for (const auto &out : node.outputs) out.collectTensorNames(names);
       std::string notes;
       for (const auto &n : names)
-        if (const Allocation *a = plan->allocations.find(n))
+        if (const Allocation *a = plan->allocations.find(scopedValueName(path, n)))
           notes += (notes.empty() ? "" : " ") + n + "@mem=" + std::to_string(a->memId) + "+" + std::to_string(a->offset);
       if (!notes.empty()) os << "  # " << notes;
     }
@@ -437,6 +439,26 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
     os << argumentText(graph.outputs[k]);
   }
   os << (graph.outputs.size() == 1 ? ",)" : ")") << "\n";
+  // Subgraphs (cond branches) as torch prints submodules: nested classes.
+  std::string classIndent = indent.size() >= 4 ? indent.substr(4) : indent;
+  for (const Node &node : graph.nodes)
+    for (const auto &in : node.inputs) {
+      if (in.arg.kind != ArgKind::Graph || !in.arg.graph) continue;
+      const Graph &sub = *in.arg.graph;
+      std::string subPath = scopedValueName(path, in.arg.graphName);
+      os << "\n" << classIndent << "class " << in.arg.graphName << "(torch.nn.Module):\n";
+      os << classIndent << "    def forward(self";
+      for (const auto &a : sub.inputs) {
+        std::vector<std::string> names;
+        a.collectTensorNames(names);
+        for (const auto &n : names) {
+          os << ", " << n;
+          if (const TensorMeta *meta = sub.tensorValues.find(n)) os << ": \"" << tensorAnnotation(*meta) << "\"";
+        }
+      }
+      os << "):\n";
+      printGraphBody(os, sub, indent + "    ", plan, opts, subPath);
+    }
 }
 
 } // namespace

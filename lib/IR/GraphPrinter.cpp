@@ -12,9 +12,11 @@
 #include "Support/Hash.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -60,14 +62,89 @@ std::string pyBytes(const std::string &bytes) {
   return out + "'";
 }
 
-/// A sympy srepr such as Symbol('s0', integer=True, positive=True) shown as "s0".
-std::string exprText(const std::string &expr) {
-  const std::string prefix = "Symbol('";
-  if (expr.rfind(prefix, 0) == 0) {
-    auto end = expr.find('\'', prefix.size());
-    if (end != std::string::npos && expr.find("Symbol(", 1) == std::string::npos)
-      return expr.substr(prefix.size(), end - prefix.size());
+/// A sympy srepr (Mul(Integer(4), Symbol('s0', integer=True, positive=True)))
+/// printed the way sympy's str() prints it and torch shows it ("4*s0").
+/// Unknown functions keep their name: Max(s0, 2). Returns false on text that
+/// is not an srepr (plain str() spellings are shown as they are).
+class SreprPrinter {
+public:
+  explicit SreprPrinter(const std::string &text) : text_(text) {}
+  bool print(std::string &out) {
+    bool ok = expr(out) && pos_ == text_.size();
+    return ok;
   }
+
+private:
+  bool expr(std::string &out) {
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    std::string name = text_.substr(start, pos_ - start);
+    if (name.empty() || pos_ >= text_.size() || text_[pos_] != '(') return false;
+    ++pos_;
+    if (name == "Symbol") {
+      if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) return false;
+      char quote = text_[pos_++];
+      size_t end = text_.find(quote, pos_);
+      size_t close = end == std::string::npos ? end : text_.find(')', end);
+      if (close == std::string::npos) return false;
+      out = text_.substr(pos_, end - pos_);
+      pos_ = close + 1;
+      return true;
+    }
+    if (name == "Integer") {
+      size_t close = text_.find(')', pos_);
+      if (close == std::string::npos) return false;
+      out = text_.substr(pos_, close - pos_);
+      pos_ = close + 1;
+      return true;
+    }
+    std::vector<std::string> args, kinds;
+    for (;;) {
+      while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+      std::string arg;
+      size_t argStart = pos_;
+      if (!expr(arg)) return false;
+      args.push_back(arg);
+      kinds.push_back(text_.substr(argStart, text_.find('(', argStart) - argStart));
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ >= text_.size() || text_[pos_] != ')') return false;
+      ++pos_;
+      break;
+    }
+    auto join = [&](const std::string &sep, bool parenthesizeSums) {
+      std::string r;
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (i) r += sep;
+        r += parenthesizeSums && kinds[i] == "Add" ? "(" + args[i] + ")" : args[i];
+      }
+      return r;
+    };
+    static const std::map<std::string, std::string> kRelations = {
+        {"GreaterThan", " >= "}, {"LessThan", " <= "}, {"StrictGreaterThan", " > "},
+        {"StrictLessThan", " < "}, {"Equality", " == "}, {"Unequality", " != "}};
+    if (name == "Mul") out = join("*", true);
+    else if (name == "Add") {
+      // sympy prints the constant term last: s0 + 1.
+      std::stable_partition(args.begin(), args.end(), [](const std::string &a) {
+        return a.find_first_not_of("-0123456789") != std::string::npos;
+      });
+      out = join(" + ", false);
+    } else if (name == "FloorDiv" && args.size() == 2) out = "(" + args[0] + "//" + args[1] + ")";
+    else if (kRelations.count(name) && args.size() == 2) out = args[0] + kRelations.at(name) + args[1];
+    else out = name + "(" + join(", ", false) + ")";
+    return true;
+  }
+
+  const std::string &text_;
+  size_t pos_ = 0;
+};
+
+std::string exprText(const std::string &expr) {
+  std::string out;
+  if (SreprPrinter(expr).print(out)) return out;
   return expr;
 }
 

@@ -7,6 +7,7 @@
 // the end and, with --verify-each, after every pass from the rename on.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/DecompositionRules.h"
 #include "Edge/EdgeUtil.h"
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
@@ -63,8 +64,19 @@ void toEdge(Program &program, const EdgeOptions &options) {
       }
     throw Error("unknown pass '" + name + "' (see --list-passes)");
   };
-  for (const char *name : {"decompose-convolution", "decompose-linear", "decompose-shape-ops",
-                           "decompose-activations", "decompose-batch-norm"})
+  addPass(aten, "functionalize");
+  addPass(aten, "remove-asserts");
+  {
+    // Rules are tried in order: the user's files (in the order given) before the builtin ones.
+    auto decompositions = std::make_shared<DecompositionRules>();
+    decompositions->prepend(DecompositionRules::builtin());
+    for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
+      decompositions->prepend(DecompositionRules::loadFile(*it));
+    aten.add(std::make_unique<FunctionPass>("decompose-rules",
+                                            [decompositions](Program &p) { decomposeWithRules(p, *decompositions); }));
+  }
+  for (const char *name : {"decompose-rnn", "decompose-convolution", "decompose-linear",
+                           "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);
   aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
                                           [&](Program &p) { checkAtenDialect(p, options.allowNonCore); }));

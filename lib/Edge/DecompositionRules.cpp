@@ -1053,9 +1053,10 @@ struct Expander {
 
 } // namespace
 
-size_t DecompositionRules::run(Graph &graph) const {
+size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &keep) const {
   std::unordered_map<std::string, std::vector<const Rule *>> byOp;
   for (const auto &r : rules_) byOp[r->match].push_back(r.get());
+  for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
   Expander ex{graph, byOp, {}, {}, 0};
   std::vector<Node> old = std::move(graph.nodes);
   graph.nodes.clear();
@@ -1101,12 +1102,12 @@ size_t DecompositionRules::run(Graph &graph) const {
   return ex.rewrites;
 }
 
-void decomposeWithRules(Program &program, const DecompositionRules &rules) {
+void decomposeWithRules(Program &program, const DecompositionRules &rules, const std::vector<std::string> &keep) {
   for (auto &[name, method] : program.methods) {
     ExportedProgram &ep = method.program;
     // Renames of graph outputs must reach the signature too.
     std::vector<Argument> before = ep.graph.outputs;
-    rules.run(ep.graph);
+    rules.run(ep.graph, keep);
     for (size_t i = 0; i < before.size() && i < ep.graph.outputs.size(); ++i)
       if (!(before[i] == ep.graph.outputs[i]))
         for (auto &spec : ep.signature.outputSpecs)
@@ -1114,7 +1115,7 @@ void decomposeWithRules(Program &program, const DecompositionRules &rules) {
     // Nested graphs (cond branches) hold ATen ops too.
     for (Node &n : ep.graph.nodes)
       for (auto &in : n.inputs)
-        if (in.arg.kind == ArgKind::Graph && in.arg.graph) rules.run(*in.arg.graph);
+        if (in.arg.kind == ArgKind::Graph && in.arg.graph) rules.run(*in.arg.graph, keep);
   }
 }
 

@@ -39,8 +39,9 @@ public:
   std::vector<std::string> matchedOps() const;
 
   /// Decomposes every node a rule matches, repeatedly until only ops without a
-  /// matching rule are left; returns the number of rewrites.
-  size_t run(Graph &graph) const;
+  /// matching rule are left; ops named in `keep` (qualified names, as
+  /// --allow-non-core gives them) are left alone. Returns the number of rewrites.
+  size_t run(Graph &graph, const std::vector<std::string> &keep = {}) const;
 
   struct Rule;
 
@@ -49,6 +50,6 @@ private:
 };
 
 /// Rewrites `program` with `rules` (every method, nested subgraphs included).
-void decomposeWithRules(Program &program, const DecompositionRules &rules);
+void decomposeWithRules(Program &program, const DecompositionRules &rules, const std::vector<std::string> &keep = {});
 
 } // namespace exir::edge

@@ -12,6 +12,7 @@
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
+#include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 
 namespace exir::edge {
@@ -64,6 +65,9 @@ void toEdge(Program &program, const EdgeOptions &options) {
       }
     throw Error("unknown pass '" + name + "' (see --list-passes)");
   };
+  // --allow-non-core takes "aten::op" and "aten::op.default" alike.
+  std::vector<std::string> allowNonCore;
+  for (const auto &name : options.allowNonCore) allowNonCore.push_back(OperatorTable::normalizeName(name));
   addPass(aten, "functionalize");
   addPass(aten, "remove-asserts");
   {
@@ -72,14 +76,15 @@ void toEdge(Program &program, const EdgeOptions &options) {
     decompositions->prepend(DecompositionRules::builtin());
     for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
       decompositions->prepend(DecompositionRules::loadFile(*it));
-    aten.add(std::make_unique<FunctionPass>("decompose-rules",
-                                            [decompositions](Program &p) { decomposeWithRules(p, *decompositions); }));
+    aten.add(std::make_unique<FunctionPass>("decompose-rules", [decompositions, &allowNonCore](Program &p) {
+      decomposeWithRules(p, *decompositions, allowNonCore);
+    }));
   }
   for (const char *name : {"decompose-rnn", "decompose-convolution", "decompose-linear",
                            "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);
   aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
-                                          [&](Program &p) { checkAtenDialect(p, options.allowNonCore); }));
+                                          [&](Program &p) { checkAtenDialect(p, allowNonCore); }));
   addPass(aten, "replace-view-ops");
   addPass(aten, "scalar-to-tensor");
   aten.run(program);

@@ -20,6 +20,8 @@
 using namespace exir;
 using namespace irtest;
 using Ints = std::vector<int64_t>;
+using edge::metaOf;
+using edge::targetOf;
 
 namespace {
 
@@ -138,7 +140,7 @@ TEST_CASE("rules: layer_norm -> native_layer_norm with mean/rstd shapes", "[edge
   CHECK(sizesOf(g, g.nodes[0].outputs[2].name) == Ints{2, 5, 1});
 }
 
-TEST_CASE("rules: identities redirect uses; to with another dtype becomes _to_copy", "[edge][rules]") {
+TEST_CASE("rules: identities redirect uses, to with another dtype becomes _to_copy", "[edge][rules]") {
   GraphBuilder b;
   b.input("x", F32, {4});
   b.aten("dropout.default", {pos("input", T("x")), pos("p", Argument::real(0.1)), pos("train", Argument::boolean(false))}, "d",

@@ -80,6 +80,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
       decomposeWithRules(p, *decompositions, allowNonCore);
     }));
   }
+  addPass(aten, "functionalize"); // the copy_ write-backs that rules emit
   for (const char *name : {"decompose-rnn", "decompose-convolution", "decompose-linear",
                            "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);

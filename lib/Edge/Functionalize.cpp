@@ -7,6 +7,9 @@
 // extra graph output with a BUFFER_MUTATION / USER_INPUT_MUTATION spec naming
 // the buffer FQN / input, placed before the user outputs as torch's
 // functionalization writes them; exir-plan writes such buffers back.
+// copy_ of a same-shaped value needs no op at all: the copied value becomes the
+// new one. The pass runs again after the decompositions, whose rules write
+// buffers back with copy_ (train-mode batch_norm's running statistics).
 // One pass over the nodes with a rename map: linear in graph size.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +18,7 @@
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace exir::edge {
@@ -51,7 +55,7 @@ void functionalizeGraph(ExportedProgram &ep) {
   Graph &g = ep.graph;
   std::unordered_map<std::string, std::string> current; // mutated value -> its newest value
   std::unordered_map<std::string, std::string> root;    // newest value -> the value first mutated
-  std::vector<std::string> mutatedRoots;                // in order of first mutation
+  std::vector<bool> dropped(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node &node = g.nodes[i];
     for (auto &in : node.inputs) renameArgument(in.arg, current);
@@ -66,6 +70,22 @@ void functionalizeGraph(ExportedProgram &ep) {
                   {}, "node " + node.displayName());
     }
     if (!schema || !(schema->isInplace() || schema->isOutVariant())) continue;
+    // copy_(dst, src) of a same-shaped, same-dtype src: the new value is src itself.
+    if (schema->name == "copy_" && !node.outputs.empty()) {
+      const Argument *dst = findArg(node, "self"), *src = findArg(node, "src");
+      const TensorMeta *dm = dst ? g.tensorValues.find(dst->name) : nullptr;
+      const TensorMeta *sm = src ? g.tensorValues.find(src->name) : nullptr;
+      if (dm && sm && dm->dtype == sm->dtype && dm->sizes == sm->sizes) {
+        std::string first = dst->name;
+        if (auto it = root.find(first); it != root.end()) first = it->second;
+        current[first] = src->name;
+        current[dst->name] = src->name;
+        current[node.outputs[0].name] = src->name;
+        root[src->name] = first;
+        dropped[i] = true;
+        continue;
+      }
+    }
     const OpSchema *functional = functionalTwin(table, *schema);
     if (!functional) {
       std::string frame = userFrame(node);
@@ -101,11 +121,25 @@ void functionalizeGraph(ExportedProgram &ep) {
       const std::string &result = node.outputs[k].name;
       std::string first = written[k];
       if (auto it = root.find(first); it != root.end()) first = it->second;
-      if (!current.count(first)) mutatedRoots.push_back(first);
       current[first] = result;
       current[written[k]] = result;
       root[result] = first;
     }
+  }
+  if (std::find(dropped.begin(), dropped.end(), true) != dropped.end()) {
+    std::vector<Node> kept;
+    kept.reserve(g.nodes.size());
+    std::unordered_map<std::string, bool> gone;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (!dropped[i]) kept.push_back(std::move(g.nodes[i]));
+      else gone[g.nodes[i].outputs[0].name] = true;
+    }
+    g.nodes = std::move(kept);
+    OrderedMap<TensorMeta> values;
+    values.reserve(g.tensorValues.size());
+    for (auto &[name, meta] : g.tensorValues)
+      if (!gone.count(name)) values.set(name, meta);
+    g.tensorValues = std::move(values);
   }
   for (auto &out : g.outputs) renameArgument(out, current);
   for (auto &spec : ep.signature.outputSpecs) renameArgument(spec.arg, current);

@@ -306,3 +306,38 @@ TEST_CASE("symbolic size arithmetic folds constants and writes srepr", "[edge][s
   CHECK(strides[0].value == 4);
   CHECK(strides[1].value == 1);
 }
+
+TEST_CASE("batch_norm in training mode updates the running statistics as buffer mutations", "[edge][rules][batchnorm]") {
+  GraphBuilder b;
+  b.param("w", "bn.weight", F32, {3}).param("bias", "bn.bias", F32, {3});
+  b.input("rm", F32, {3}, InputKind::Buffer, "bn.running_mean").input("rv", F32, {3}, InputKind::Buffer, "bn.running_var");
+  b.input("x", F32, {2, 3, 4, 4});
+  b.aten("batch_norm.default", {pos("input", T("x")), pos("weight", T("w")), pos("bias", T("bias")), pos("running_mean", T("rm")),
+                                pos("running_var", T("rv")), pos("training", Argument::boolean(true)),
+                                pos("momentum", Argument::real(0.1)), pos("eps", Argument::real(1e-5)),
+                                pos("cudnn_enabled", Argument::boolean(false))},
+         "y", F32, {2, 3, 4, 4});
+  b.output("y");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  edge::functionalize(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  CHECK(std::count(t.begin(), t.end(), "aten::copy_") == 0);
+  CHECK(std::count(t.begin(), t.end(), "aten::var.correction") == 2);
+  CHECK(t.front() == "aten::mean.dim");
+  CHECK(arg(g.nodes[0], "dim").ints == Ints{0, 2, 3});
+  auto &specs = methodOf(p).signature.outputSpecs;
+  REQUIRE(specs.size() == 3);
+  CHECK(specs[0].kind == OutputKind::BufferMutation);
+  CHECK(specs[0].target == "bn.running_mean");
+  CHECK(specs[1].target == "bn.running_var");
+  CHECK(specs[2].arg.name == "y");
+  // The new running mean is (1 - momentum) * old + momentum * batch mean.
+  const Node *update = nullptr;
+  for (const auto &n : g.nodes)
+    if (n.outputs[0].name == specs[0].arg.name) update = &n;
+  REQUIRE(update);
+  CHECK(targetOf(*update).qualifiedName() == "aten::add.Tensor");
+  CHECK_FALSE(g.tensorValues.contains("mean_written"));
+}

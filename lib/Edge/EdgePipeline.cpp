@@ -7,10 +7,12 @@
 // the end and, with --verify-each, after every pass from the rename on.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/DecompositionRules.h"
 #include "Edge/EdgeUtil.h"
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
+#include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 
 namespace exir::edge {
@@ -63,11 +65,27 @@ void toEdge(Program &program, const EdgeOptions &options) {
       }
     throw Error("unknown pass '" + name + "' (see --list-passes)");
   };
-  for (const char *name : {"decompose-convolution", "decompose-linear", "decompose-shape-ops",
-                           "decompose-activations", "decompose-batch-norm"})
+  // --allow-non-core takes "aten::op" and "aten::op.default" alike.
+  std::vector<std::string> allowNonCore;
+  for (const auto &name : options.allowNonCore) allowNonCore.push_back(OperatorTable::normalizeName(name));
+  addPass(aten, "functionalize");
+  addPass(aten, "remove-asserts");
+  {
+    // Rules are tried in order: the user's files (in the order given) before the builtin ones.
+    auto decompositions = std::make_shared<DecompositionRules>();
+    decompositions->prepend(DecompositionRules::builtin());
+    for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
+      decompositions->prepend(DecompositionRules::loadFile(*it));
+    aten.add(std::make_unique<FunctionPass>("decompose-rules", [decompositions, &allowNonCore](Program &p) {
+      decomposeWithRules(p, *decompositions, allowNonCore);
+    }));
+  }
+  addPass(aten, "functionalize"); // the copy_ write-backs that rules emit
+  for (const char *name : {"decompose-rnn", "decompose-convolution", "decompose-linear",
+                           "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);
   aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
-                                          [&](Program &p) { checkAtenDialect(p, options.allowNonCore); }));
+                                          [&](Program &p) { checkAtenDialect(p, allowNonCore); }));
   addPass(aten, "replace-view-ops");
   addPass(aten, "scalar-to-tensor");
   aten.run(program);

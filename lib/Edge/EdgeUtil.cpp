@@ -1,5 +1,6 @@
 //===- Edge/EdgeUtil.cpp - Small helpers for graph-rewriting passes -------===//
 #include "Edge/EdgeUtil.h"
+#include "Edge/SymSize.h"
 #include "Support/Error.h"
 
 namespace exir::edge {
@@ -51,7 +52,7 @@ TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const De
   TensorMeta m;
   m.dtype = dtype;
   m.sizes = sizes;
-  m.strides = TensorMeta::contiguousStrides(sizes);
+  m.strides = symContiguousStrides(sizes);
   m.storageOffset = SymInt::of(0);
   m.device = device;
   return m;

@@ -28,6 +28,7 @@ struct EdgeOptions {
   std::string edgeYamlPath;               // empty = the project's edge_ops/edge.yaml
   std::vector<std::string> extraPasses;   // --pass NAME, run after to_edge
   std::vector<std::string> rewriteRules;  // --rewrite FILE, run after extra passes
+  std::vector<std::string> decompositionFiles; // --decompositions FILE, tried before the builtin rules
   PassManagerOptions passManager;
 };
 

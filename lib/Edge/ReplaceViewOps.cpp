@@ -3,10 +3,14 @@
 // Edge has no aliasing: every view op becomes its `_copy` twin, which has the
 // same arguments and returns a fresh tensor. (The planner later turns static
 // view_copy ops back into free memory.view aliases where that is safe.)
+// A fresh tensor is contiguous: the traced strides of a view (a transpose's
+// [1, 4], an expand's 0) are replaced by row-major ones, since the runtime's
+// kernels refuse an out tensor whose dim order is not the default one.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
+#include "Edge/SymSize.h"
 
 #include <map>
 
@@ -39,6 +43,14 @@ void replaceViewOps(Program &program) {
       std::string overload = t.overload;
       if (t.name == "_unsafe_view") overload = "default";
       node.target = atenTarget("aten", it->second, overload);
+      std::vector<std::string> outs;
+      for (const auto &o : node.outputs) o.collectTensorNames(outs);
+      for (const auto &name : outs) {
+        TensorMeta *meta = method.program.graph.tensorValues.find(name);
+        if (!meta) continue;
+        meta->strides = symContiguousStrides(meta->sizes);
+        meta->storageOffset = SymInt::of(0);
+      }
     }
 }
 

@@ -34,8 +34,8 @@ const std::map<std::string, std::string> kViewToCopy = {
 } // namespace
 
 void replaceViewOps(Program &program) {
-  for (auto &[methodName, method] : program.methods)
-    for (Node &node : method.program.graph.nodes) {
+  auto replace = [](Graph &graph, const std::string &) {
+    for (Node &node : graph.nodes) {
       OpTarget t = targetOf(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten") continue;
       auto it = kViewToCopy.find(t.name);
@@ -46,12 +46,17 @@ void replaceViewOps(Program &program) {
       std::vector<std::string> outs;
       for (const auto &o : node.outputs) o.collectTensorNames(outs);
       for (const auto &name : outs) {
-        TensorMeta *meta = method.program.graph.tensorValues.find(name);
+        TensorMeta *meta = graph.tensorValues.find(name);
         if (!meta) continue;
         meta->strides = symContiguousStrides(meta->sizes);
         meta->storageOffset = SymInt::of(0);
       }
     }
+  };
+  for (auto &[methodName, method] : program.methods) {
+    replace(method.program.graph, "");
+    forEachSubgraph(method.program.graph, replace); // cond branches
+  }
 }
 
 } // namespace exir::edge

@@ -2,7 +2,8 @@
 # the form gen_seed_models.py writes) with symbolic ints and list outputs.
 #   symint: x f32[s0, 4], s0 in [1, 8]; relu; n = sym_size(relu, 0);
 #           m = n * 4; an assert on n >= 1; view(relu, [m]); neg
-#   split:  split_with_sizes(x f32[6, 4], [2, 4]) and unbind(y f32[2, 3])
+#   split:  split_with_sizes_copy(x f32[6, 4], [2, 4]) and unbind_copy(y f32[2, 3])
+#           (the _copy ops: exir-edge decomposes split/unbind into slices)
 import json
 import sys
 
@@ -91,11 +92,11 @@ def symint():
 
 def split():
     nodes = [
-        node("torch.ops.aten.split_with_sizes.default",
+        node("torch.ops.aten.split_with_sizes_copy.default",
              [("self", t("x")), ("split_sizes", {"as_ints": [2, 4]})],
              [{"as_tensors": [{"name": "getitem"}, {"name": "getitem_1"}]}]),
         node("torch.ops.aten.neg.default", [("self", t("getitem_1"))], [t("neg")]),
-        node("torch.ops.aten.unbind.int", [("self", t("y"))],
+        node("torch.ops.aten.unbind_copy.int", [("self", t("y"))],
              [{"as_tensors": [{"name": "getitem_2"}, {"name": "getitem_3"}]}]),
         node("torch.ops.aten.add.Tensor", [("self", t("getitem_2")), ("other", t("getitem_3"))], [t("add")]),
     ]

@@ -96,14 +96,20 @@ bool scalarTruth(const Value &v, const std::string &what) {
 class GraphRun {
 public:
   GraphRun(const Program &program, const ExportedProgram &ep, const Graph &graph, const MemoryPlan *plan,
-           const RunOptions &options, RunResult *record)
-      : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record) {
+           const RunOptions &options, RunResult *record, std::string where)
+      : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record),
+        where_(std::move(where)) {
     if (plan_) {
+      // Inputs and outputs, and the allocs whose storage an output is.
+      auto aliases = plan::storageAliases(graph_);
       for (const auto *list : {&graph_.inputs, &graph_.outputs})
         for (const auto &a : *list) {
           std::vector<std::string> names;
           a.collectTensorNames(names);
-          boundary_.insert(names.begin(), names.end());
+          for (const auto &n : names) {
+            boundary_.insert(n);
+            boundary_.insert(plan::storageRoot(aliases, n));
+          }
         }
       arenas_.resize(plan_->bufferSizes.size());
       for (size_t k = 1; k < plan_->bufferSizes.size(); ++k)
@@ -155,7 +161,7 @@ public:
       try {
         runNode(node);
       } catch (Error &e) {
-        e.withLocation("node " + std::to_string(i) + " (" + node.displayName() + ", " + node.target + ")");
+        e.withLocation(where_ + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")");
         throw;
       }
     }
@@ -529,6 +535,9 @@ private:
   }
 
   void runSymOp(const Node &node, const OpTarget &t) {
+    if (t.name == "getitem")
+      throw Error("a standalone getitem: serialized graphs give a multi-output node its results directly "
+                  "(the serializer folds getitem away), and exir-run reads only that form");
     std::string kernelName = primKernelOf(t);
     const KernelFn *fn = KernelRegistry::global().find(kernelName);
     if (!fn) throw Error("exir-run has no kernel for " + kernelName);
@@ -559,13 +568,18 @@ private:
     std::vector<std::string> names;
     for (const auto &o : node.outputs) o.collectTensorNames(names);
     for (const auto &n : names) holders.push_back(allocTensor(n));
-    if (isKnownBackend(d->backendId)) {
+    // The demo backend runs its blob (its numbers differ from the subgraph's);
+    // any other backend runs the original subgraph, which has its constants,
+    // and only without one its blob.
+    bool blobFirst = d->backendId == "BackendWithCompilerDemo";
+    if (isKnownBackend(d->backendId) && (blobFirst || !d->original)) {
       std::vector<Value *> args;
       for (const auto &h : holders) args.push_back(h.get());
       runBackendBlob(d->backendId, dataRefBytes(d->processed, program_.baseDirectory), d->compileSpecs,
                      std::span<Value *>(args), options_);
     } else if (d->original) {
-      std::vector<Value> results = runExportedProgram(program_, *d->original, inputs, options_);
+      std::vector<Value> results = runExportedProgram(program_, *d->original, inputs, options_,
+                                                      "/delegates/" + moduleName + "/original_module/graph_module/graph");
       if (results.size() != names.size())
         throw Error("delegate '" + moduleName + "' original subgraph returns " + std::to_string(results.size()) +
                     " values; the call takes " + std::to_string(names.size()));
@@ -591,7 +605,8 @@ private:
     } else {
       operands.push_back(*toValue(ops, nullptr));
     }
-    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr);
+    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr,
+                 where_ + "/" + (branch.graphName.empty() ? std::string(pred ? "true_graph" : "false_graph") : branch.graphName));
     sub.bindInputs(operands, true);
     sub.runNodes();
     std::vector<Value> results = sub.outputs(false);
@@ -620,6 +635,7 @@ private:
   std::vector<std::shared_ptr<std::vector<uint8_t>>> arenas_; // [mem_id]
   std::unordered_map<std::string, ValuePtr> env_;
   std::unordered_set<std::string> boundary_; // planned programs: graph inputs and outputs
+  std::string where_;                          // JSON pointer of the graph, for errors
 };
 
 class GraphExecutable final : public Executable {
@@ -677,7 +693,8 @@ public:
   RunResult run(const std::string &methodName, const std::vector<Value> &inputs, const RunOptions &options) override {
     const Method &m = method(methodName);
     RunResult result;
-    GraphRun run(program_, m.program, m.program.graph, m.plan ? &*m.plan : nullptr, options, &result);
+    GraphRun run(program_, m.program, m.program.graph, m.plan ? &*m.plan : nullptr, options, &result,
+                 "/methods/" + methodName + "/graph_module/graph");
     run.bindInputs(inputs, false);
     run.runNodes();
     result.outputs = run.outputs(true);
@@ -697,8 +714,9 @@ private:
 } // namespace
 
 std::vector<Value> runExportedProgram(const Program &owner, const ExportedProgram &ep,
-                                      const std::vector<Value> &userInputs, const RunOptions &options) {
-  GraphRun run(owner, ep, ep.graph, nullptr, options, nullptr);
+                                      const std::vector<Value> &userInputs, const RunOptions &options,
+                                      const std::string &where) {
+  GraphRun run(owner, ep, ep.graph, nullptr, options, nullptr, where);
   run.bindInputs(userInputs, false);
   run.runNodes();
   return run.outputs(true);

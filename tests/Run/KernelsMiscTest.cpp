@@ -136,4 +136,14 @@ TEST_CASE("glu, logit, cumprod, masked_scatter, scatter_reduce, dropout", "[kern
   CHECK(valuesOf<int>(dm) == std::vector<int>{1, 1, 1, 1});
   Value d2 = outOf(), dm2 = outOf(ScalarType::Bool);
   CHECK_THROWS_WITH(call("aten::native_dropout.out", {&c, &half, &yes, &d2, &dm2}, &rets), Catch::Contains("random"));
+
+  Value a = floats({3}, {1, 2, 3}), t = floats({3}, {1, 0, 5}), none0 = i64(0), mean1 = i64(1), sum2 = i64(2);
+  Value l0 = outOf(), l1 = outOf(), l2 = outOf();
+  callOut("aten::mse_loss.out", {&a, &t, &none0, &l0});
+  callOut("aten::mse_loss.out", {&a, &t, &mean1, &l1});
+  callOut("aten::mse_loss.out", {&a, &t, &sum2, &l2});
+  CHECK(valuesOf(l0) == Doubles{0, 4, 4});
+  CHECK(sizesOf(l1).empty());
+  checkClose(valuesOf(l1), {8.0 / 3});
+  CHECK(valuesOf(l2) == Doubles{8});
 }

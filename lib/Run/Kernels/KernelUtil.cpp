@@ -245,9 +245,9 @@ std::optional<std::string> optStringArg(std::span<Value *> args, size_t i) {
   fail(std::string("expected String argument, got ") + args[i]->kindName());
 }
 
-} // namespace exir::run::kern
-
-namespace exir::run::kern {
+//===----------------------------------------------------------------------===//
+// Strided views and reductions
+//===----------------------------------------------------------------------===//
 
 View View::of(const Tensor &t) {
   View v;
@@ -307,10 +307,6 @@ void copyView(const View &dst, const View &src) {
     });
   });
 }
-
-} // namespace exir::run::kern
-
-namespace exir::run::kern {
 
 Reduction planReduction(const Tensor &self, const std::vector<int64_t> &dims, bool keepdim) {
   Reduction r;

@@ -144,7 +144,32 @@ void nativeDropout(std::span<Value *> args) {
   std::fill(mask.ptr<bool>(), mask.ptr<bool>() + mask.numel(), true);
 }
 
+/// mse_loss: reduction 0 = none, 1 = mean, 2 = sum (at::Reduction).
+void mseLoss(std::span<Value *> args) {
+  const Tensor &self = tensorArg(args, 0), &target = tensorArg(args, 1);
+  int64_t reduction = intArg(args, 2);
+  Tensor &out = tensorArg(args, 3);
+  checkFloating(self, "self");
+  checkSameDtype(self, out, "self", "out");
+  if (reduction < 0 || reduction > 2) fail("reduction must be 0 (none), 1 (mean) or 2 (sum)");
+  switchCompute(self.dtype, [&]<typename C>() {
+    Tensor squared = Tensor::make(self.dtype, {});
+    mapElementwise<C, C, 2>(squared, {&self, &target}, [](C a, C b) { return (a - b) * (a - b); });
+    if (reduction == 0) {
+      out.resize(squared.sizes);
+      copyInto(out, squared);
+      return;
+    }
+    std::vector<double> v = toVector<double>(squared);
+    double sum = 0;
+    for (double x : v) sum += x;
+    out.resize({});
+    writeValues(out, std::vector<C>{C(reduction == 1 ? sum / double(v.size()) : sum)});
+  });
+}
+
 KernelRegistration registration({
+    {"aten::mse_loss.out", [](auto args) { mseLoss(args); }},
     {"aten::glu.out", [](auto args) { glu(args); }},
     {"aten::logit.out", [](auto args) { logit(args); }},
     {"aten::cumprod.out", [](auto args) { cumprod(args); }},

@@ -103,7 +103,12 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
       for (const auto &name : names) {
         const TensorMeta *meta = g.tensorValues.find(name);
         if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where);
-        allocs.push_back(newAlloc(g, *meta, ep, result, allocCount));
+        try {
+          allocs.push_back(newAlloc(g, *meta, ep, result, allocCount));
+        } catch (Error &e) {
+          e.withLocation(where); // an unbounded size: name the node whose result it is
+          throw;
+        }
       }
       node.inputs.push_back(NamedArgument{outArgs[k]->name,
                                           listOut ? Argument::tensors(allocs) : Argument::tensor(allocs[0]),

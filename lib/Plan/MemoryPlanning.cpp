@@ -7,7 +7,10 @@
 // planned follows §5.4: user inputs and mutable buffers (per options), allocs,
 // delegate and other node outputs; never constants. The placement itself is
 // Placement.h's; the result is checked by the plan verifier before it is
-// recorded in the method's MemoryPlan.
+// recorded in the method's MemoryPlan. Control-flow subgraphs (cond branches)
+// are planned first, as upstream's apply_algo does, into a region at the start
+// of the arenas; their values are recorded under their path
+// ("true_graph_0/relu").
 //
 //===----------------------------------------------------------------------===//
 #include "Plan/PlanPasses.h"
@@ -54,30 +57,30 @@ struct StorageAnalysis {
 StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   StorageAnalysis a;
   a.aliases = storageAliases(g);
-  std::unordered_set<std::string> mutatedBufferNames;
-  if (!ep)
+  if (!ep) {
     for (const auto &in : g.inputs) {
       std::vector<std::string> names;
       in.collectTensorNames(names);
       a.boundInputs.insert(names.begin(), names.end());
     }
-  if (ep)
+  } else {
+    std::unordered_set<std::string> mutatedBufferNames;
     for (const auto &spec : ep->signature.outputSpecs)
       if (spec.kind == OutputKind::BufferMutation) mutatedBufferNames.insert(spec.target);
-  if (ep)
-  for (const auto &spec : ep->signature.inputSpecs) {
-    if (spec.arg.kind != ArgKind::Tensor) continue;
-    switch (spec.kind) {
-    case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
-    case InputKind::Buffer:
-      if (mutatedBufferNames.count(spec.target)) {
-        a.mutableBuffers.insert(spec.arg.name);
-        a.bufferFqn[spec.arg.name] = spec.target;
-      } else {
-        a.constants.insert(spec.arg.name);
+    for (const auto &spec : ep->signature.inputSpecs) {
+      if (spec.arg.kind != ArgKind::Tensor) continue;
+      switch (spec.kind) {
+      case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
+      case InputKind::Buffer:
+        if (mutatedBufferNames.count(spec.target)) {
+          a.mutableBuffers.insert(spec.arg.name);
+          a.bufferFqn[spec.arg.name] = spec.target;
+        } else {
+          a.constants.insert(spec.arg.name);
+        }
+        break;
+      default: a.constants.insert(spec.arg.name); break;
       }
-      break;
-    default: a.constants.insert(spec.arg.name); break;
     }
   }
   for (const auto &o : g.outputs) {

@@ -140,6 +140,8 @@ struct GraphPlan {
   std::vector<PlanItem> items;
   Placement placement;
   std::vector<std::pair<std::string, Allocation>> allocations; // scoped value names
+  /// Per arena: the bytes live at once at the busiest moment, branches included.
+  std::vector<uint64_t> lowerBounds;
 };
 
 /// Plans the subgraphs of `g` first, as upstream's apply_algo does: each control-flow
@@ -151,10 +153,16 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
                     const PlanningOptions &options, const StorageAnalysis &a) {
   GraphPlan result;
   std::vector<uint64_t> reserved(2, 0);
+  // (node time, the largest branch lower bound per arena) for the lower bound below.
+  std::vector<std::pair<uint32_t, std::vector<uint64_t>>> branchBounds;
   for (const auto &[index, subs] : subgraphsByNode(g, path)) {
     std::vector<uint64_t> nodeRegion(2, 0);
+    branchBounds.emplace_back(uint32_t(g.inputs.size() + index), std::vector<uint64_t>(2, 0));
     for (const auto &[sub, subPath] : subs) {
       GraphPlan branch = planGraph(*sub, subPath, ep, options, analyzeStorage(*sub, nullptr));
+      auto &bound = branchBounds.back().second;
+      if (bound.size() < branch.lowerBounds.size()) bound.resize(branch.lowerBounds.size(), 0);
+      for (size_t k = 1; k < branch.lowerBounds.size(); ++k) bound[k] = std::max(bound[k], branch.lowerBounds[k]);
       const auto &sizes = branch.placement.arenaSizes;
       if (nodeRegion.size() < sizes.size()) nodeRegion.resize(sizes.size(), 0);
       if (reserved.size() < sizes.size()) reserved.resize(sizes.size(), 0);
@@ -194,6 +202,18 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   planOptions.alignment = options.alignment;
   result.placement = planMemory(result.items, options.algorithm, planOptions);
   verifyPlacement(result.items, result.placement, options.alignment);
+  // Lower bound: this graph's own peak, or what is live at a control-flow node
+  // plus its hungriest branch.
+  result.lowerBounds = lowerBounds(result.items, options.alignment);
+  for (const auto &[t, bound] : branchBounds) {
+    if (result.lowerBounds.size() < bound.size()) result.lowerBounds.resize(bound.size(), 0);
+    for (size_t k = 1; k < bound.size(); ++k) {
+      uint64_t live = bound[k];
+      for (const auto &item : result.items)
+        if (item.memId == k && item.start <= t && t <= item.end) live += alignUp(item.size, options.alignment);
+      result.lowerBounds[k] = std::max(result.lowerBounds[k], live);
+    }
+  }
   // Shift past the subgraph regions.
   auto &sizes = result.placement.arenaSizes;
   if (sizes.size() < reserved.size()) sizes.resize(reserved.size(), 0);
@@ -253,7 +273,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     GraphPlan gp = planGraph(g, "", ep, options, a);
     d.items = std::move(gp.items);
     d.placement = std::move(gp.placement);
-    d.lowerBounds = lowerBounds(d.items, options.alignment);
+    d.lowerBounds = std::move(gp.lowerBounds);
 
     MemoryPlan plan;
     plan.algorithm = d.placement.algorithm;

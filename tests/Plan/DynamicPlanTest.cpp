@@ -174,6 +174,9 @@ TEST_CASE("cond branches are out-variant converted and planned before the method
     CHECK(plan.allocations.find(name)->offset >= 32);
   }
   CHECK(plan.bufferSizes.at(1) >= 32 + 32 + 32);
+  // Lower bound: x, gt and getitem live at the cond (32 + 16 + 32) plus a branch's 32.
+  CHECK(plan.lowerBounds.at(1) == 112);
+  CHECK(plan.bufferSizes.at(1) >= plan.lowerBounds.at(1));
   CHECK_NOTHROW(verifyProgram(p, Stage::Planned));
   CHECK_NOTHROW(plan::verifyMemoryPlan(p));
 }

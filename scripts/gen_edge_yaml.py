@@ -535,6 +535,17 @@ assign(["quantized_decomposed::embedding_byte"], rule_embedding_byte)
 assign(["quantized_decomposed::add"], rule_quantized_add)
 assign(["executorch_prim::et_copy_index.tensor", "executorch_prim::et_view"], rule_same(ALL))
 
+# Training-IR ops that exir-edge functionalizes or decomposes: in-place ops share
+# the rules of their functional op.
+assign(["index_copy", "index_copy_"], rule_index_out({"index"}))
+for _inplace in ["hardtanh_", "hardswish_", "hardsigmoid_", "dropout_", "sigmoid_", "tanh_", "silu_",
+                 "gelu_", "clamp_", "add_.Scalar", "sub_.Tensor", "mul_.Scalar", "div_.Tensor", "div_.Scalar"]:
+    _name, _, _overload = _inplace.partition(".")
+    assign([_inplace], RULES["aten::" + _name[:-1] + ("." + _overload if _overload else "")])
+assign(["diff"], rule_same(ALL))
+assign(["__and__.Tensor", "__or__.Tensor"], rule_bitwise_tensor)
+assign(["lstm.input", "gru.input"], rule_unary_float_only())
+
 
 # ---------------------------------------------------------------------------
 # Emission

@@ -4,11 +4,16 @@
 // target shape (flatten's shape is computed from start_dim/end_dim). dropout in
 // an inference graph and contiguous on an already-contiguous tensor are
 // identities: their uses are redirected to the input and the node dropped.
+// split/split_with_sizes/unbind return lists, which the runtime side handles
+// poorly; each list element becomes its own slice / select (a view replaced by
+// its _copy later), as many as the node has outputs.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
 #include "Support/Error.h"
+
+#include <cstdint>
 
 namespace exir::edge {
 
@@ -24,6 +29,50 @@ Argument shapeArgument(const std::vector<SymInt> &sizes, const Node &node) {
   return Argument::ints_(values);
 }
 
+/// split.Tensor / split_with_sizes -> one slice per output; unbind -> one select per output.
+std::optional<std::vector<Node>> splitIntoElements(Graph &g, Node &node, const OpTarget &t) {
+  bool split = t.name == "split" && t.overload == "Tensor";
+  bool splitSizes = (t.name == "split_with_sizes" && t.overload == "default") || (t.name == "split" && t.overload == "sizes");
+  bool unbind = t.name == "unbind" && t.overload == "int";
+  if (!split && !splitSizes && !unbind) return std::nullopt;
+  if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensors) return std::nullopt;
+  const std::string self = requireArg(node, "self").name;
+  int64_t rank = int64_t(metaOf(g, self).sizes.size());
+  int64_t dim = argOr(node, "dim", Argument::integer(0)).intValue;
+  if (dim < 0) dim += rank;
+  const auto &elements = node.outputs[0].names;
+  std::vector<int64_t> sizes;
+  if (split) {
+    const Argument &s = requireArg(node, "split_size");
+    if (s.kind != ArgKind::Int) return std::nullopt; // a symbolic split size stays a list op
+    sizes.assign(elements.size(), s.intValue);
+  } else if (splitSizes) {
+    auto given = concreteInts(requireArg(node, splitSizes && t.name == "split" ? "split_size" : "split_sizes"));
+    if (!given || given->size() != elements.size()) return std::nullopt;
+    sizes = *given;
+  }
+  std::vector<Node> out;
+  int64_t start = 0;
+  for (size_t k = 0; k < elements.size(); ++k) {
+    if (elements[k].empty()) continue;
+    if (unbind) {
+      out.push_back(makeCall(atenTarget("aten", "select", "int"),
+                             {positional("self", Argument::tensor(self)), positional("dim", Argument::integer(dim)),
+                              positional("index", Argument::integer(int64_t(k)))},
+                             elements[k], &node));
+      continue;
+    }
+    // The last piece runs to the end, so a symbolic size along dim is fine.
+    int64_t end = k + 1 == elements.size() ? INT64_MAX : start + sizes[k];
+    out.push_back(makeCall(atenTarget("aten", "slice", "Tensor"),
+                           {positional("self", Argument::tensor(self)), positional("dim", Argument::integer(dim)),
+                            positional("start", Argument::integer(start)), positional("end", Argument::integer(end))},
+                           elements[k], &node));
+    start += sizes[k];
+  }
+  return out;
+}
+
 } // namespace
 
 void decomposeShapeOps(Program &program) {
@@ -32,6 +81,7 @@ void decomposeShapeOps(Program &program) {
     rewriteNodes(method.program.graph, [&](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
       OpTarget t = targetOf(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten") return std::nullopt;
+      if (auto pieces = splitIntoElements(g, node, t)) return pieces;
       const std::string &result = node.outputs.empty() ? std::string() : node.outputs[0].name;
       if (t.name == "reshape" && t.overload == "default") {
         return std::vector<Node>{makeCall(atenTarget("aten", "view_copy", "default"),

@@ -7,13 +7,17 @@
 // the end and, with --verify-each, after every pass from the rename on.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/DecompositionRules.h"
 #include "Edge/EdgeUtil.h"
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
+#include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 #include "Support/Hash.h"
+
+#include <functional>
 
 namespace exir::edge {
 
@@ -30,20 +34,24 @@ const std::vector<PassInfo> &edgePassRegistry() {
 
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
-  for (const auto &[methodName, method] : program.methods) {
-    const Graph &g = method.program.graph;
+  // The method's graph and the branches of its cond nodes, located by JSON pointer.
+  std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node &node = g.nodes[i];
+      std::string nodeLoc = graphLoc + "/nodes/" + std::to_string(i);
+      for (size_t a = 0; a < node.inputs.size(); ++a)
+        if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
+          check(*node.inputs[a].arg.graph, nodeLoc + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
       if (parseTarget(node.target).dialect != TargetDialect::Edge) continue;
       if (auto violation = rules.check(g, node)) {
-        std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
-                            node.displayName() + ")";
         std::string frame = userFrame(node);
         throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
-                    where);
+                    nodeLoc + " (" + node.displayName() + ")");
       }
     }
-  }
+  };
+  for (const auto &[methodName, method] : program.methods)
+    check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
 }
 
 void toEdge(Program &program, const EdgeOptions &options) {
@@ -74,11 +82,27 @@ void toEdge(Program &program, const EdgeOptions &options) {
       }
     throw Error("unknown pass '" + name + "' (see --list-passes)");
   };
-  for (const char *name : {"decompose-convolution", "decompose-linear", "decompose-shape-ops",
-                           "decompose-activations", "decompose-batch-norm"})
+  // --allow-non-core takes "aten::op" and "aten::op.default" alike.
+  std::vector<std::string> allowNonCore;
+  for (const auto &name : options.allowNonCore) allowNonCore.push_back(OperatorTable::normalizeName(name));
+  addPass(aten, "functionalize");
+  addPass(aten, "remove-asserts");
+  {
+    // Rules are tried in order: the user's files (in the order given) before the builtin ones.
+    auto decompositions = std::make_shared<DecompositionRules>();
+    decompositions->prepend(DecompositionRules::builtin());
+    for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
+      decompositions->prepend(DecompositionRules::loadFile(*it));
+    aten.add(std::make_unique<FunctionPass>("decompose-rules", [decompositions, &allowNonCore](Program &p) {
+      decomposeWithRules(p, *decompositions, allowNonCore);
+    }));
+  }
+  addPass(aten, "functionalize"); // the copy_ write-backs that rules emit
+  for (const char *name : {"decompose-rnn", "decompose-convolution", "decompose-linear",
+                           "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);
   aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
-                                          [&](Program &p) { checkAtenDialect(p, options.allowNonCore); }));
+                                          [&](Program &p) { checkAtenDialect(p, allowNonCore); }));
   addPass(aten, "replace-view-ops");
   addPass(aten, "scalar-to-tensor");
   aten.run(program);

@@ -1,5 +1,6 @@
 //===- Edge/EdgeUtil.cpp - Small helpers for graph-rewriting passes -------===//
 #include "Edge/EdgeUtil.h"
+#include "Edge/SymSize.h"
 #include "Support/Error.h"
 
 namespace exir::edge {
@@ -51,7 +52,7 @@ TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const De
   TensorMeta m;
   m.dtype = dtype;
   m.sizes = sizes;
-  m.strides = TensorMeta::contiguousStrides(sizes);
+  m.strides = symContiguousStrides(sizes);
   m.storageOffset = SymInt::of(0);
   m.device = device;
   return m;
@@ -88,6 +89,10 @@ size_t rewriteNodes(Graph &graph,
     for (Node &n : *replacement) result.push_back(std::move(n));
   }
   graph.nodes = std::move(result);
+  // Branches of cond (and other higher-order ops) are decomposed like the method.
+  for (Node &node : graph.nodes)
+    for (auto &in : node.inputs)
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph) count += rewriteNodes(*in.arg.graph, rewrite);
   return count;
 }
 

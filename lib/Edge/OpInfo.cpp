@@ -17,8 +17,10 @@ bool isCoreOp(const std::string &qualifiedName) {
   const OpSchema *s = table.lookup(qualifiedName);
   if (!s) return false;
   if (table.isCore(*s)) return true;
-  // Edge also accepts the functional _copy variants of view ops.
-  return s->name.size() > 5 && s->name.compare(s->name.size() - 5, 5, "_copy") == 0;
+  // Edge also accepts the functional _copy variants of view ops, and view ops
+  // that have one (split.Tensor, unbind.int): replace-view-ops swaps them in.
+  if (s->name.size() > 5 && s->name.compare(s->name.size() - 5, 5, "_copy") == 0) return true;
+  return s->isView() && table.viewCopyOf(*s) != nullptr;
 }
 
 bool isPlainTensorParam(const std::string &qualifiedName, const std::string &argName) {

@@ -29,6 +29,7 @@ struct EdgeOptions {
   bool edgeYamlReplace = false;           // the user's file alone, not over the built-in rules
   std::vector<std::string> extraPasses;   // --pass NAME, run after to_edge
   std::vector<std::string> rewriteRules;  // --rewrite FILE, run after extra passes
+  std::vector<std::string> decompositionFiles; // --decompositions FILE, tried before the builtin rules
   PassManagerOptions passManager;
 };
 

@@ -3,10 +3,14 @@
 // Edge has no aliasing: every view op becomes its `_copy` twin, which has the
 // same arguments and returns a fresh tensor. (The planner later turns static
 // view_copy ops back into free memory.view aliases where that is safe.)
+// A fresh tensor is contiguous: the traced strides of a view (a transpose's
+// [1, 4], an expand's 0) are replaced by row-major ones, since the runtime's
+// kernels refuse an out tensor whose dim order is not the default one.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
+#include "Edge/SymSize.h"
 
 #include <map>
 
@@ -30,8 +34,8 @@ const std::map<std::string, std::string> kViewToCopy = {
 } // namespace
 
 void replaceViewOps(Program &program) {
-  for (auto &[methodName, method] : program.methods)
-    for (Node &node : method.program.graph.nodes) {
+  auto replace = [](Graph &graph, const std::string &) {
+    for (Node &node : graph.nodes) {
       OpTarget t = targetOf(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten") continue;
       auto it = kViewToCopy.find(t.name);
@@ -39,7 +43,20 @@ void replaceViewOps(Program &program) {
       std::string overload = t.overload;
       if (t.name == "_unsafe_view") overload = "default";
       node.target = atenTarget("aten", it->second, overload);
+      std::vector<std::string> outs;
+      for (const auto &o : node.outputs) o.collectTensorNames(outs);
+      for (const auto &name : outs) {
+        TensorMeta *meta = graph.tensorValues.find(name);
+        if (!meta) continue;
+        meta->strides = symContiguousStrides(meta->sizes);
+        meta->storageOffset = SymInt::of(0);
+      }
     }
+  };
+  for (auto &[methodName, method] : program.methods) {
+    replace(method.program.graph, "");
+    forEachSubgraph(method.program.graph, replace); // cond branches
+  }
 }
 
 } // namespace exir::edge

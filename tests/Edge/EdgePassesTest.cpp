@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
+#include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
 #include "../IR/GraphBuilder.h"
@@ -327,9 +328,38 @@ TEST_CASE("toEdge stops at a non-core op and names the check", "[edge][pipeline]
 TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
   std::vector<std::string> names;
   for (const auto &info : edge::edgePassRegistry()) names.push_back(info.name);
-  CHECK(names == Names{"decompose-convolution", "decompose-linear", "decompose-shape-ops", "decompose-activations",
+  CHECK(names == Names{"functionalize", "remove-asserts", "decompose-rules", "decompose-rnn", "decompose-convolution", "decompose-linear", "decompose-shape-ops", "decompose-activations",
                        "decompose-batch-norm", "replace-view-ops", "scalar-to-tensor", "to-edge-ops", "dim-order-ops",
                        "debug-handles"});
   auto pass = edge::edgePassRegistry().front().create();
-  CHECK(pass->name() == "decompose-convolution");
+  CHECK(pass->name() == "functionalize");
+}
+
+TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][cond]") {
+  Program p = programOf(condMethod(), Stage::Aten);
+  // condMethod is written in the edge dialect; make it the ATen program torch.export gives.
+  auto toAten = [](Graph &g, const std::string &) {
+    for (Node &n : g.nodes) {
+      OpTarget t = parseTarget(n.target);
+      if (t.dialect == TargetDialect::Edge) n.target = atenTarget(t.ns, t.name, t.overload);
+    }
+  };
+  toAten(graphOf(p), "");
+  forEachSubgraph(graphOf(p), toAten);
+  REQUIRE_NOTHROW(verifyProgram(p, Stage::Aten));
+  edge::toEdgeOps(p);
+  p.stage = Stage::Edge;
+  const Node &cond = graphOf(p).nodes.back();
+  CHECK(cond.target == "torch.ops.higher_order.cond");
+  CHECK(cond.inputs[1].arg.graph->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.relu.default");
+  CHECK(cond.inputs[2].arg.graph->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.sigmoid.default");
+  edge::DtypeRules rules = edge::DtypeRules::load("");
+  CHECK_NOTHROW(edge::verifyEdgeProgram(p, rules));
+  // sigmoid of an int tensor returning int breaks edge.yaml, inside the false branch too.
+  Graph &f = *graphOf(p).nodes.back().inputs[2].arg.graph;
+  f.tensorValues.find("x")->dtype = ScalarType::Int;
+  f.tensorValues.find("sigmoid")->dtype = ScalarType::Int;
+  CHECK_THAT(errorOf([&] { edge::verifyEdgeProgram(p, rules); }),
+             Catch::StartsWith("/methods/forward/graph_module/graph/nodes/2/inputs/2/arg/as_graph/graph/nodes/0 "
+                               "(sigmoid): dtype constraint violated: aten::sigmoid: self=Int, __ret_0=Int"));
 }

@@ -69,6 +69,8 @@ int main(int argc, char **argv) {
   app.add_option("--allow-non-core", options.allowNonCore, "keep this non-core op (e.g. aten::foo.default) instead of failing");
   app.add_option("--pass", options.extraPasses, "run a built-in pass after to_edge (see --list-passes)");
   app.add_option("--rewrite", options.rewriteRules, "apply op-replacement rules from a YAML file");
+  app.add_option("--decompositions", options.decompositionFiles,
+                 "extra decomposition rules (YAML, see lib/Edge/DECOMPOSITIONS.md), tried before the builtin ones");
   app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
   app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
   app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");

@@ -75,6 +75,8 @@ int main(int argc, char **argv) {
       // The dtype rules the program was lowered with (a user's edge.yaml) still hold.
       edge::verifyEdgeProgram(program, edge::DtypeRules::forProgram(program));
       partition::requireResolvedCalls(program);
+      plan::removeGraphAsserts(program);
+      plan::boundDataDependentSizes(program);
       plan::insertBufferWriteBack(program);
       // Views first, as upstream: they are recognised as functional view_copy ops.
       if (!keepViews) plan::viewsToAliases(program);

@@ -1,0 +1,160 @@
+//===- Edge/DecomposeRnn.cpp - lstm -> unrolled gate arithmetic -----------===//
+//
+// aten::lstm.input has no core-ATen form and no kernel in the portable runtime;
+// its semantics (torch.nn.LSTM, gate order i, f, g, o) unroll into per-step core
+// ops: gates = x_t W_ih^T + b_ih + h W_hh^T + b_hh, c = f*c + i*g,
+// h = o*tanh(c). A loop over layers and time steps cannot be said as a rule,
+// hence code. Needs static sizes; dropout between layers only in training,
+// which is refused; bidirectional is refused.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/EdgeUtil.h"
+#include "Edge/Passes.h"
+#include "Support/Error.h"
+
+namespace exir::edge {
+
+namespace {
+
+struct Emitter {
+  Graph &graph;
+  const Node &origin;
+  std::vector<Node> nodes;
+
+  std::string call(const char *name, const char *overload, std::vector<NamedArgument> args, TensorMeta meta,
+                   const std::string &result = "") {
+    std::string out = result.empty() ? addTensorValue(graph, name, std::move(meta)) : result;
+    nodes.push_back(makeCall(atenTarget("aten", name, overload), std::move(args), out, &origin));
+    return out;
+  }
+  TensorMeta meta(const std::string &like, std::vector<int64_t> sizes) {
+    std::vector<SymInt> s;
+    for (int64_t v : sizes) s.push_back(SymInt::of(v));
+    const TensorMeta &m = metaOf(graph, like);
+    return makeMeta(m.dtype, s, m.device);
+  }
+  std::vector<int64_t> sizes(const std::string &v) {
+    const TensorMeta &m = metaOf(graph, v);
+    if (!m.isStatic()) throw Error("lstm with dynamic sizes is not supported", {}, "node " + origin.displayName());
+    std::vector<int64_t> out;
+    for (const auto &s : m.sizes) out.push_back(s.value);
+    return out;
+  }
+  std::string select(const std::string &x, int64_t dim, int64_t index) {
+    auto s = sizes(x);
+    s.erase(s.begin() + dim);
+    return call("select", "int", {positional("self", Argument::tensor(x)), positional("dim", Argument::integer(dim)),
+                                  positional("index", Argument::integer(index))},
+                meta(x, s));
+  }
+  std::string slice(const std::string &x, int64_t dim, int64_t start, int64_t end) {
+    auto s = sizes(x);
+    s[size_t(dim)] = end - start;
+    return call("slice", "Tensor", {positional("self", Argument::tensor(x)), positional("dim", Argument::integer(dim)),
+                                    positional("start", Argument::integer(start)),
+                                    positional("end", Argument::integer(end))},
+                meta(x, s));
+  }
+  std::string transpose2d(const std::string &w) {
+    auto s = sizes(w);
+    return call("permute", "default", {positional("self", Argument::tensor(w)), positional("dims", Argument::ints_({1, 0}))},
+                meta(w, {s[1], s[0]}));
+  }
+  std::string binary(const char *name, const std::string &a, const std::string &b) {
+    return call(name, "Tensor", {positional("self", Argument::tensor(a)), positional("other", Argument::tensor(b))},
+                meta(a, sizes(a)));
+  }
+  std::string unary(const char *name, const std::string &a) {
+    return call(name, "default", {positional("self", Argument::tensor(a))}, meta(a, sizes(a)));
+  }
+  std::string linear(const std::string &x, const std::string &wT, const std::string &bias) {
+    auto xs = sizes(x), ws = sizes(wT);
+    if (bias.empty())
+      return call("mm", "default", {positional("self", Argument::tensor(x)), positional("mat2", Argument::tensor(wT))},
+                  meta(x, {xs[0], ws[1]}));
+    return call("addmm", "default",
+                {positional("self", Argument::tensor(bias)), positional("mat1", Argument::tensor(x)),
+                 positional("mat2", Argument::tensor(wT))},
+                meta(x, {xs[0], ws[1]}));
+  }
+  std::string stack(const std::vector<std::string> &items, int64_t dim, const std::string &result = "") {
+    std::vector<std::string> expanded;
+    for (const auto &v : items) {
+      auto s = sizes(v);
+      s.insert(s.begin() + dim, 1);
+      expanded.push_back(call("unsqueeze", "default",
+                              {positional("self", Argument::tensor(v)), positional("dim", Argument::integer(dim))},
+                              meta(v, s)));
+    }
+    auto s = sizes(expanded.front());
+    s[size_t(dim)] = int64_t(items.size());
+    return call("cat", "default", {positional("tensors", Argument::tensors(expanded)), positional("dim", Argument::integer(dim))},
+                meta(expanded.front(), s), result);
+  }
+};
+
+std::vector<Node> decomposeLstm(Graph &g, Node &node) {
+  auto flag = [&](const char *name) {
+    const Argument &a = requireArg(node, name);
+    return a.kind == ArgKind::Bool && a.intValue != 0;
+  };
+  std::string where = "node " + node.displayName();
+  if (flag("bidirectional")) throw Error("bidirectional lstm is not supported by the decomposition", {}, where);
+  int64_t layers = requireArg(node, "num_layers").intValue;
+  if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
+    throw Error("lstm with dropout in training mode cannot be lowered; export the model in eval() mode", {}, where);
+  bool hasBiases = flag("has_biases"), batchFirst = flag("batch_first");
+  const auto &hx = requireArg(node, "hx").names;
+  const auto &params = requireArg(node, "params").names;
+  size_t perLayer = hasBiases ? 4 : 2;
+  if (hx.size() != 2 || params.size() != perLayer * size_t(layers) || node.outputs.size() != 3)
+    throw Error("lstm arguments do not match num_layers/has_biases (projections are not supported)", {}, where);
+
+  Emitter e{g, node, {}};
+  std::string layerInput = requireArg(node, "input").name;
+  auto inSizes = e.sizes(layerInput);
+  if (inSizes.size() != 3) throw Error("unbatched lstm input is not supported", {}, where);
+  int64_t timeDim = batchFirst ? 1 : 0, steps = inSizes[size_t(timeDim)];
+  std::vector<std::string> hN, cN;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string &wih = params[size_t(l) * perLayer], &whh = params[size_t(l) * perLayer + 1];
+    std::string bih = hasBiases ? params[size_t(l) * perLayer + 2] : "";
+    std::string bhh = hasBiases ? params[size_t(l) * perLayer + 3] : "";
+    int64_t hidden = e.sizes(whh)[1];
+    std::string wihT = e.transpose2d(wih), whhT = e.transpose2d(whh);
+    std::string h = e.select(hx[0], 0, l), c = e.select(hx[1], 0, l);
+    std::vector<std::string> outputs;
+    for (int64_t t = 0; t < steps; ++t) {
+      std::string xt = e.select(layerInput, timeDim, t);
+      std::string gates = e.binary("add", e.linear(xt, wihT, bih), e.linear(h, whhT, bhh));
+      std::string i = e.unary("sigmoid", e.slice(gates, 1, 0, hidden));
+      std::string f = e.unary("sigmoid", e.slice(gates, 1, hidden, 2 * hidden));
+      std::string gg = e.unary("tanh", e.slice(gates, 1, 2 * hidden, 3 * hidden));
+      std::string o = e.unary("sigmoid", e.slice(gates, 1, 3 * hidden, 4 * hidden));
+      c = e.binary("add", e.binary("mul", f, c), e.binary("mul", i, gg));
+      h = e.binary("mul", o, e.unary("tanh", c));
+      outputs.push_back(h);
+    }
+    bool last = l + 1 == layers;
+    layerInput = e.stack(outputs, timeDim, last ? node.outputs[0].name : "");
+    hN.push_back(h);
+    cN.push_back(c);
+  }
+  e.stack(hN, 0, node.outputs[1].name);
+  e.stack(cN, 0, node.outputs[2].name);
+  return std::move(e.nodes);
+}
+
+} // namespace
+
+void decomposeRnn(Program &program) {
+  for (auto &[name, method] : program.methods)
+    rewriteNodes(method.program.graph, [](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
+      OpTarget t = targetOf(node);
+      if (t.dialect != TargetDialect::Aten || t.ns != "aten" || t.name != "lstm" || t.overload != "input")
+        return std::nullopt;
+      return decomposeLstm(g, node);
+    });
+}
+
+} // namespace exir::edge

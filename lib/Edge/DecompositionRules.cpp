@@ -1,0 +1,1122 @@
+//===- Edge/DecompositionRules.cpp - The decomposition engine -------------===//
+//
+// A rule names the op it matches, an optional condition, and steps: calls of
+// other ops whose arguments are expressions over the matched node's arguments
+// ($input, $eps, with schema defaults filled in), its outputs ($out, $out0...)
+// and the values of earlier steps. Expressions are small: literals, lists,
+// + - * // / on ints (symbolic sizes included, see SymSize.h) and floats,
+// comparisons, and/or/not, indexing and slicing, .shape/.dtype/.rank of
+// tensors, and a few functions (len, range, swap, dim, coalesce, sqrt, prod).
+// Each new value gets metadata from its step's `meta` entry (or that of the
+// step's first tensor argument); a step output named `out`/`outN` reuses the
+// matched node's value and metadata. Symbolic sizes passed to SymInt
+// parameters become sym_size.int nodes on a tensor that has that size.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/DecompositionRules.h"
+#include "Edge/EdgeUtil.h"
+#include "Edge/SymSize.h"
+#include "Ops/OperatorTable.h"
+#include "Support/Error.h"
+#include "Support/FileIO.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace exir::embedded {
+std::string_view builtinDecompositionsText();
+}
+
+namespace exir::edge {
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+struct StepMeta {
+  std::string like, dtype, sizes; // expressions; empty = not given
+};
+
+struct Step {
+  std::string op; // qualified name
+  std::vector<std::pair<std::string, std::string>> args;
+  std::vector<std::string> outputs;
+  std::map<std::string, StepMeta> meta;
+};
+
+struct DecompositionRules::Rule {
+  std::string match; // normalized qualified name
+  std::string when;
+  std::vector<Step> steps;
+  std::vector<std::string> returns;
+  std::string where; // "file:line"
+};
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Values and expressions
+//===----------------------------------------------------------------------===//
+
+struct Val {
+  enum class K { None, Int, Float, Bool, Str, Dtype, Tensor, List, Raw } k = K::None;
+  SymInt i;
+  std::string symName; // Int read from a named SymInt argument
+  double f = 0;
+  bool b = false;
+  std::string s; // Str text / Tensor name
+  ScalarType dt = ScalarType::Undefined;
+  std::vector<Val> list;
+  std::optional<Argument> raw; // the argument as read, passed through unchanged
+
+  static Val none() { return {}; }
+  static Val integer(SymInt v) { Val x; x.k = K::Int; x.i = std::move(v); return x; }
+  static Val real(double v) { Val x; x.k = K::Float; x.f = v; return x; }
+  static Val boolean(bool v) { Val x; x.k = K::Bool; x.b = v; return x; }
+  static Val tensor(std::string n) { Val x; x.k = K::Tensor; x.s = std::move(n); return x; }
+  static Val dtype(ScalarType t) { Val x; x.k = K::Dtype; x.dt = t; return x; }
+  static Val ofList(std::vector<Val> l) { Val x; x.k = K::List; x.list = std::move(l); return x; }
+};
+
+struct Scope {
+  Graph &graph;
+  std::unordered_map<std::string, Val> vars;
+  std::string where;
+  [[noreturn]] void fail(const std::string &why) const { throw Error(why, {}, where); }
+};
+
+const std::map<std::string, ScalarType> &dtypeNames() {
+  static const std::map<std::string, ScalarType> m = {
+      {"float32", ScalarType::Float}, {"float", ScalarType::Float}, {"float64", ScalarType::Double},
+      {"float16", ScalarType::Half},  {"bfloat16", ScalarType::BFloat16}, {"int64", ScalarType::Long},
+      {"long", ScalarType::Long},     {"int32", ScalarType::Int},     {"int8", ScalarType::Char},
+      {"uint8", ScalarType::Byte},    {"int16", ScalarType::Short},   {"bool", ScalarType::Bool}};
+  return m;
+}
+
+class ExprParser {
+public:
+  ExprParser(const std::string &text, Scope &scope) : text_(text), scope_(scope) {}
+
+  Val parse() {
+    Val v = orExpr();
+    skip();
+    if (pos_ != text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
+    return v;
+  }
+
+private:
+  const std::string &text_;
+  Scope &scope_;
+  size_t pos_ = 0;
+  // False while parsing the untaken side of and/or: syntax only, no evaluation.
+  bool live_ = true;
+
+  [[noreturn]] void fail(const std::string &why) { scope_.fail("in expression '" + text_ + "': " + why); }
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool eat(const std::string &tok) {
+    skip();
+    if (text_.compare(pos_, tok.size(), tok) != 0) return false;
+    // Keywords must not run into an identifier.
+    if (std::isalpha(static_cast<unsigned char>(tok[0])) && pos_ + tok.size() < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[pos_ + tok.size()])) || text_[pos_ + tok.size()] == '_'))
+      return false;
+    pos_ += tok.size();
+    return true;
+  }
+  void expect(const std::string &tok) {
+    if (!eat(tok)) fail("expected '" + tok + "'");
+  }
+  std::string ident() {
+    skip();
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  bool truthy(const Val &v) {
+    switch (v.k) {
+    case Val::K::None: return false;
+    case Val::K::Bool: return v.b;
+    case Val::K::Int: return v.i.isExpr || v.i.value != 0;
+    case Val::K::Float: return v.f != 0;
+    case Val::K::List: return !v.list.empty();
+    default: return true;
+    }
+  }
+  int64_t concrete(const Val &v, const char *what) {
+    if (v.k == Val::K::Bool) return v.b;
+    if (v.k != Val::K::Int) fail(std::string(what) + " must be an int");
+    if (v.i.isExpr) fail(std::string(what) + " must be a concrete int, not the symbolic size " + v.i.expr);
+    return v.i.value;
+  }
+  double number(const Val &v) {
+    if (v.k == Val::K::Float) return v.f;
+    return double(concrete(v, "operand"));
+  }
+  bool equal(const Val &a, const Val &b) {
+    if (a.k == Val::K::None || b.k == Val::K::None) return a.k == b.k;
+    if ((a.k == Val::K::Int || a.k == Val::K::Bool) && (b.k == Val::K::Int || b.k == Val::K::Bool)) {
+      if (a.k == Val::K::Int && b.k == Val::K::Int) return symEqual(a.i, b.i);
+      return concrete(a, "operand") == concrete(b, "operand");
+    }
+    if (a.k == Val::K::Float || b.k == Val::K::Float) return number(a) == number(b);
+    if (a.k != b.k) return false;
+    switch (a.k) {
+    case Val::K::Str: case Val::K::Tensor: return a.s == b.s;
+    case Val::K::Dtype: return a.dt == b.dt;
+    case Val::K::List:
+      if (a.list.size() != b.list.size()) return false;
+      for (size_t i = 0; i < a.list.size(); ++i)
+        if (!equal(a.list[i], b.list[i])) return false;
+      return true;
+    default: return false;
+    }
+  }
+
+  Val orExpr() {
+    Val v = andExpr();
+    while (eat("or")) {
+      bool taken = live_ && truthy(v), saved = live_;
+      if (taken) live_ = false;
+      Val r = andExpr();
+      live_ = saved;
+      v = live_ ? Val::boolean(taken || truthy(r)) : Val::none();
+    }
+    return v;
+  }
+  Val andExpr() {
+    Val v = notExpr();
+    while (eat("and")) {
+      bool skipped = live_ && !truthy(v), saved = live_;
+      if (skipped) live_ = false;
+      Val r = notExpr();
+      live_ = saved;
+      v = live_ ? Val::boolean(!skipped && truthy(r)) : Val::none();
+    }
+    return v;
+  }
+  Val notExpr() {
+    if (eat("not")) {
+      Val v = notExpr();
+      return live_ ? Val::boolean(!truthy(v)) : Val::none();
+    }
+    return cmpExpr();
+  }
+  Val cmpExpr() {
+    Val a = sumExpr();
+    for (const char *op : {"==", "!=", "<=", ">=", "<", ">"}) {
+      if (!eat(op)) continue;
+      Val b = sumExpr();
+      if (!live_) return Val::none();
+      std::string o = op;
+      if (o == "==") return Val::boolean(equal(a, b));
+      if (o == "!=") return Val::boolean(!equal(a, b));
+      double x = number(a), y = number(b);
+      if (o == "<=") return Val::boolean(x <= y);
+      if (o == ">=") return Val::boolean(x >= y);
+      if (o == "<") return Val::boolean(x < y);
+      return Val::boolean(x > y);
+    }
+    return a;
+  }
+  Val sumExpr() {
+    Val v = prodExpr();
+    for (;;) {
+      if (eat("+")) {
+        Val r = prodExpr();
+        if (!live_) continue;
+        if (v.k == Val::K::List && r.k == Val::K::List) {
+          v.raw.reset();
+          v.list.insert(v.list.end(), r.list.begin(), r.list.end());
+        } else if (v.k == Val::K::Int && r.k == Val::K::Int) {
+          v = Val::integer(symAdd(v.i, r.i));
+        } else {
+          v = Val::real(number(v) + number(r));
+        }
+      } else if (eat("-")) {
+        Val r = prodExpr();
+        if (!live_) continue;
+        if (v.k == Val::K::Int && r.k == Val::K::Int)
+          v = Val::integer(symAdd(v.i, symMul(SymInt::of(-1), r.i)));
+        else
+          v = Val::real(number(v) - number(r));
+      } else {
+        return v;
+      }
+    }
+  }
+  Val prodExpr() {
+    Val v = unary();
+    for (;;) {
+      if (eat("*")) {
+        Val r = unary();
+        if (!live_) continue;
+        if (v.k == Val::K::List) {
+          int64_t n = concrete(r, "list repeat count");
+          std::vector<Val> out;
+          for (int64_t k = 0; k < n; ++k) out.insert(out.end(), v.list.begin(), v.list.end());
+          v = Val::ofList(std::move(out));
+        } else if (v.k == Val::K::Int && r.k == Val::K::Int) {
+          v = Val::integer(symMul(v.i, r.i));
+        } else {
+          v = Val::real(number(v) * number(r));
+        }
+      } else if (eat("//")) {
+        Val r = unary();
+        if (!live_) continue;
+        v = Val::integer(symFloorDiv(v.i, r.i));
+      } else if (eat("/")) {
+        Val r = unary();
+        if (!live_) continue;
+        v = Val::real(number(v) / number(r));
+      } else {
+        return v;
+      }
+    }
+  }
+  Val unary() {
+    if (eat("-")) {
+      Val v = unary();
+      if (!live_) return v;
+      if (v.k == Val::K::Int) return Val::integer(symMul(SymInt::of(-1), v.i));
+      return Val::real(-number(v));
+    }
+    return postfix(primary());
+  }
+
+  Val postfix(Val v) {
+    for (;;) {
+      skip();
+      if (pos_ < text_.size() && text_[pos_] == '.' && pos_ + 1 < text_.size() &&
+          std::isalpha(static_cast<unsigned char>(text_[pos_ + 1]))) {
+        ++pos_;
+        std::string attr = ident();
+        if (!live_) continue;
+        if (v.k != Val::K::Tensor) fail("." + attr + " of a value that is not a tensor");
+        const TensorMeta &m = metaOf(scope_.graph, v.s);
+        if (attr == "shape") {
+          std::vector<Val> sizes;
+          for (const auto &s : m.sizes) sizes.push_back(Val::integer(s));
+          v = Val::ofList(std::move(sizes));
+        } else if (attr == "dtype") {
+          v = Val::dtype(m.dtype);
+        } else if (attr == "rank") {
+          v = Val::integer(SymInt::of(int64_t(m.sizes.size())));
+        } else {
+          fail("unknown attribute '." + attr + "' (shape, dtype, rank)");
+        }
+      } else if (eat("[")) {
+        if (!live_) {
+          skip();
+          if (!(pos_ < text_.size() && text_[pos_] == ':')) orExpr();
+          if (eat(":")) {
+            skip();
+            if (!(pos_ < text_.size() && text_[pos_] == ']')) orExpr();
+          }
+          expect("]");
+          continue;
+        }
+        Val seq = v;
+        if (seq.k == Val::K::Tensor) seq = shapeOf(v); // $x[i]: size i of tensor x
+        if (seq.k != Val::K::List) fail("indexing a value that is not a list");
+        int64_t n = int64_t(seq.list.size());
+        std::optional<int64_t> lo, hi;
+        bool slice = false;
+        skip();
+        if (!(pos_ < text_.size() && text_[pos_] == ':')) lo = concrete(orExpr(), "index");
+        if (eat(":")) {
+          slice = true;
+          skip();
+          if (!(pos_ < text_.size() && text_[pos_] == ']')) hi = concrete(orExpr(), "slice end");
+        }
+        expect("]");
+        auto norm = [&](int64_t x) { return std::clamp<int64_t>(x < 0 ? x + n : x, 0, n); };
+        if (!slice) {
+          int64_t k = *lo < 0 ? *lo + n : *lo;
+          if (k < 0 || k >= n) fail("index " + std::to_string(*lo) + " out of range for " + std::to_string(n));
+          v = seq.list[size_t(k)];
+        } else {
+          int64_t a = lo ? norm(*lo) : 0, b = hi ? norm(*hi) : n;
+          std::vector<Val> part;
+          for (int64_t k = a; k < b; ++k) part.push_back(seq.list[size_t(k)]);
+          v = Val::ofList(std::move(part));
+        }
+      } else {
+        return v;
+      }
+    }
+  }
+  Val shapeOf(const Val &t) {
+    std::vector<Val> sizes;
+    for (const auto &s : metaOf(scope_.graph, t.s).sizes) sizes.push_back(Val::integer(s));
+    return Val::ofList(std::move(sizes));
+  }
+
+  Val primary() {
+    skip();
+    if (pos_ >= text_.size()) fail("unexpected end");
+    char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      size_t start = pos_;
+      bool isFloat = false;
+      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                     text_[pos_] == 'e' || text_[pos_] == 'E' ||
+                                     ((text_[pos_] == '-' || text_[pos_] == '+') &&
+                                      (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
+        if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) isFloat = true;
+        ++pos_;
+      }
+      std::string num = text_.substr(start, pos_ - start);
+      if (num == "inf") return Val::real(INFINITY);
+      return isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num)));
+    }
+    if (c == '$') {
+      ++pos_;
+      std::string name = ident();
+      auto it = scope_.vars.find(name);
+      if (it == scope_.vars.end()) fail("unknown name '$" + name + "'");
+      return it->second;
+    }
+    if (c == '\'') {
+      size_t end = text_.find('\'', pos_ + 1);
+      if (end == std::string::npos) fail("unterminated string");
+      Val v;
+      v.k = Val::K::Str;
+      v.s = text_.substr(pos_ + 1, end - pos_ - 1);
+      pos_ = end + 1;
+      return v;
+    }
+    if (eat("(")) {
+      Val v = orExpr();
+      expect(")");
+      return v;
+    }
+    if (eat("[")) {
+      std::vector<Val> items;
+      if (!eat("]")) {
+        do items.push_back(orExpr());
+        while (eat(","));
+        expect("]");
+      }
+      return Val::ofList(std::move(items));
+    }
+    std::string name = ident();
+    if (name.empty()) fail(std::string("unexpected '") + c + "'");
+    if (name == "none" || name == "None" || name == "null") return Val::none();
+    if (name == "true" || name == "True") return Val::boolean(true);
+    if (name == "false" || name == "False") return Val::boolean(false);
+    if (name == "inf") return Val::real(INFINITY);
+    if (auto it = dtypeNames().find(name); it != dtypeNames().end()) return Val::dtype(it->second);
+    if (!eat("(")) fail("unknown name '" + name + "' (values are written $name)");
+    std::vector<Val> args;
+    if (!eat(")")) {
+      do args.push_back(orExpr());
+      while (eat(","));
+      expect(")");
+    }
+    return call(name, args);
+  }
+
+  Val call(const std::string &fn, std::vector<Val> &a) {
+    if (!live_) return Val::none();
+    auto arity = [&](size_t n) {
+      if (a.size() != n) fail(fn + "() takes " + std::to_string(n) + " arguments");
+    };
+    if (fn == "len") {
+      arity(1);
+      if (a[0].k == Val::K::Tensor) return Val::integer(SymInt::of(int64_t(metaOf(scope_.graph, a[0].s).sizes.size())));
+      if (a[0].k != Val::K::List) fail("len() of a value that is not a list");
+      return Val::integer(SymInt::of(int64_t(a[0].list.size())));
+    }
+    if (fn == "range") {
+      arity(1);
+      std::vector<Val> out;
+      for (int64_t k = 0; k < concrete(a[0], "range()"); ++k) out.push_back(Val::integer(SymInt::of(k)));
+      return Val::ofList(std::move(out));
+    }
+    if (fn == "dim") { // dim(tensor, d): d normalized against the tensor's rank
+      arity(2);
+      int64_t rank = int64_t(metaOf(scope_.graph, a[0].s).sizes.size());
+      int64_t d = concrete(a[1], "dim");
+      return Val::integer(SymInt::of(d < 0 ? d + std::max<int64_t>(rank, 1) : d));
+    }
+    if (fn == "swap") { // swap(list, i, j)
+      arity(3);
+      if (a[0].k != Val::K::List) fail("swap() needs a list");
+      Val l = Val::ofList(a[0].list);
+      int64_t n = int64_t(l.list.size());
+      int64_t i = concrete(a[1], "swap index"), j = concrete(a[2], "swap index");
+      i = i < 0 ? i + n : i;
+      j = j < 0 ? j + n : j;
+      if (i < 0 || j < 0 || i >= n || j >= n) fail("swap index out of range");
+      std::swap(l.list[size_t(i)], l.list[size_t(j)]);
+      return l;
+    }
+    if (fn == "set") { // set(list, i, value)
+      arity(3);
+      Val l = Val::ofList(a[0].list);
+      int64_t n = int64_t(l.list.size()), i = concrete(a[1], "set index");
+      i = i < 0 ? i + n : i;
+      if (i < 0 || i >= n) fail("set index out of range");
+      l.list[size_t(i)] = a[2];
+      return l;
+    }
+    if (fn == "coalesce") {
+      for (auto &v : a)
+        if (v.k != Val::K::None) return v;
+      return Val::none();
+    }
+    if (fn == "sqrt") {
+      arity(1);
+      return Val::real(std::sqrt(number(a[0])));
+    }
+    if (fn == "prod") {
+      arity(1);
+      SymInt p = SymInt::of(1);
+      for (auto &v : a[0].list) p = symMul(p, v.i);
+      return Val::integer(p);
+    }
+    if (fn == "float") {
+      arity(1);
+      return Val::real(number(a[0]));
+    }
+    if (fn == "is_floating") {
+      arity(1);
+      if (a[0].k != Val::K::Dtype) fail("is_floating() needs a dtype");
+      return Val::boolean(isFloatingType(a[0].dt));
+    }
+    fail("unknown function '" + fn + "'");
+  }
+};
+
+Val evaluate(const std::string &text, Scope &scope) {
+  ExprParser p(text, scope);
+  return p.parse();
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments <-> values
+//===----------------------------------------------------------------------===//
+
+Val fromArgument(const Argument &a, const Graph &g) {
+  Val v;
+  switch (a.kind) {
+  case ArgKind::None: v = Val::none(); break;
+  case ArgKind::Tensor: v = Val::tensor(a.name); break;
+  case ArgKind::OptionalTensor: v = a.name.empty() ? Val::none() : Val::tensor(a.name); break;
+  case ArgKind::Tensors: case ArgKind::OptionalTensors: {
+    std::vector<Val> l;
+    for (const auto &n : a.names) l.push_back(n.empty() ? Val::none() : Val::tensor(n));
+    v = Val::ofList(std::move(l));
+    break;
+  }
+  case ArgKind::Int: v = Val::integer(SymInt::of(a.intValue)); break;
+  case ArgKind::Bool: v = Val::boolean(a.intValue != 0); break;
+  case ArgKind::Float: v = Val::real(a.floatValue); break;
+  case ArgKind::String: v.k = Val::K::Str; v.s = a.name; break;
+  case ArgKind::ScalarType: v = Val::dtype(ScalarType(a.intValue)); break;
+  case ArgKind::Ints: case ArgKind::Bools: {
+    std::vector<Val> l;
+    for (int64_t x : a.ints) l.push_back(a.kind == ArgKind::Ints ? Val::integer(SymInt::of(x)) : Val::boolean(x));
+    v = Val::ofList(std::move(l));
+    break;
+  }
+  case ArgKind::Floats: {
+    std::vector<Val> l;
+    for (double x : a.floats) l.push_back(Val::real(x));
+    v = Val::ofList(std::move(l));
+    break;
+  }
+  case ArgKind::SymInt: case ArgKind::SymInts: {
+    std::vector<Val> l;
+    for (const auto &s : a.syms) {
+      if (!s.isName) {
+        l.push_back(Val::integer(SymInt::of(s.intValue)));
+        continue;
+      }
+      const SymInt *known = g.symIntValues.find(s.name);
+      Val e = Val::integer(known ? *known : SymInt::symbol(s.name));
+      e.i.hint.reset();
+      e.symName = s.name;
+      l.push_back(e);
+    }
+    v = a.kind == ArgKind::SymInt && !l.empty() ? l[0] : Val::ofList(std::move(l));
+    break;
+  }
+  default: v.k = Val::K::Raw; break;
+  }
+  v.raw = a;
+  return v;
+}
+
+/// Builds arguments of one new call, creating sym_size.int nodes for symbolic sizes.
+struct ArgumentBuilder {
+  Graph &graph;
+  std::vector<Node> &emitted;
+  std::map<std::pair<std::string, size_t>, std::string> &symCache;
+  const std::vector<std::string> &sources; // tensors whose sizes may provide symbols
+  const Node *origin;
+  Scope &scope;
+
+  SymArg symbolic(const Val &v) {
+    SymArg s;
+    if (!v.i.isExpr) {
+      s.intValue = v.i.value;
+      return s;
+    }
+    s.isName = true;
+    if (!v.symName.empty()) {
+      s.name = v.symName;
+      return s;
+    }
+    for (const auto &t : sources) {
+      const TensorMeta *m = graph.tensorValues.find(t);
+      if (!m) continue;
+      for (size_t d = 0; d < m->sizes.size(); ++d) {
+        if (!symEqual(m->sizes[d], v.i)) continue;
+        auto key = std::make_pair(t, d);
+        auto it = symCache.find(key);
+        if (it != symCache.end()) {
+          s.name = it->second;
+          return s;
+        }
+        std::string name = graph.freshName("sym_size_int");
+        Node n = makeCall(atenTarget("aten", "sym_size", "int"),
+                          {positional("self", Argument::tensor(t)), positional("dim", Argument::integer(int64_t(d)))},
+                          "", origin);
+        Argument out;
+        out.kind = ArgKind::SymInt;
+        SymArg named;
+        named.isName = true;
+        named.name = name;
+        out.syms.push_back(named);
+        n.outputs = {out};
+        graph.symIntValues.set(name, m->sizes[d]);
+        emitted.push_back(std::move(n));
+        symCache[key] = name;
+        s.name = name;
+        return s;
+      }
+    }
+    scope.fail("no input tensor has the symbolic size " + v.i.expr + " to read it from");
+  }
+
+  /// For view sizes: the one size no tensor provides may be written -1.
+  bool allowInferred = false;
+
+  Argument build(const Val &v, const SchemaType &type) {
+    if (v.raw && v.k != Val::K::Raw) {
+      // Unchanged arguments pass through as written (named symbols, None, lists).
+      return *v.raw;
+    }
+    if (v.k == Val::K::Raw) return *v.raw;
+    if (v.k == Val::K::None) {
+      return Argument::none();
+    }
+    if (type.base == SchemaBaseType::Tensor) {
+      if (!type.isList) {
+        // A number in a Tensor position, as torch.export writes x + 1.0; scalar-to-tensor lifts it.
+        if (v.k == Val::K::Float) return Argument::real(v.f);
+        if (v.k == Val::K::Int && !v.i.isExpr) return Argument::integer(v.i.value);
+        if (v.k == Val::K::Bool) return Argument::boolean(v.b);
+        if (v.k != Val::K::Tensor) scope.fail("a tensor argument got a value that is not a tensor");
+        return Argument::tensor(v.s);
+      }
+      if (v.k != Val::K::List) scope.fail("a tensor-list argument got a value that is not a list");
+      std::vector<std::string> names;
+      bool anyNone = false;
+      for (const auto &e : v.list) {
+        if (e.k == Val::K::None) anyNone = true;
+        names.push_back(e.k == Val::K::Tensor ? e.s : "");
+      }
+      Argument a = Argument::tensors(names);
+      if (type.elementOptional || anyNone) a.kind = ArgKind::OptionalTensors;
+      return a;
+    }
+    bool intLike = type.base == SchemaBaseType::Int || type.base == SchemaBaseType::SymInt;
+    if (intLike && type.isList) {
+      if (v.k != Val::K::List) {
+        if (v.k == Val::K::Int && !v.i.isExpr) return Argument::ints_({v.i.value});
+        scope.fail("an int-list argument got a value that is not a list");
+      }
+      bool allConcrete = true;
+      for (const auto &e : v.list) allConcrete = allConcrete && e.k == Val::K::Int && !e.i.isExpr && e.symName.empty();
+      if (allConcrete) {
+        std::vector<int64_t> ints;
+        for (const auto &e : v.list) ints.push_back(e.i.value);
+        return Argument::ints_(ints);
+      }
+      if (type.base != SchemaBaseType::SymInt) scope.fail("a symbolic size was given to a plain int[] argument");
+      Argument a;
+      a.kind = ArgKind::SymInts;
+      bool inferred = false;
+      for (const auto &e : v.list) {
+        if (e.k != Val::K::Int) scope.fail("an int-list element is not an int");
+        // One symbolic view size is written -1 (no sym_size read needed); others are read.
+        if (allowInferred && !inferred && e.i.isExpr && e.symName.empty()) {
+          inferred = true;
+          SymArg minusOne;
+          minusOne.intValue = -1;
+          a.syms.push_back(minusOne);
+          continue;
+        }
+        a.syms.push_back(symbolic(e));
+      }
+      return a;
+    }
+    if (intLike || type.base == SchemaBaseType::Scalar) {
+      if (v.k == Val::K::Int) {
+        if (!v.i.isExpr && v.symName.empty()) return Argument::integer(v.i.value);
+        if (type.base == SchemaBaseType::Int) scope.fail("a symbolic size was given to a plain int argument");
+        Argument a;
+        a.kind = ArgKind::SymInt;
+        a.syms.push_back(symbolic(v));
+        return a;
+      }
+      if (v.k == Val::K::Bool) return type.base == SchemaBaseType::Scalar ? Argument::boolean(v.b) : Argument::integer(v.b);
+      if (v.k == Val::K::Float && type.base == SchemaBaseType::Scalar) return Argument::real(v.f);
+      scope.fail("an int argument got a value that is not an int");
+    }
+    if (type.base == SchemaBaseType::Float || type.base == SchemaBaseType::SymFloat) {
+      if (type.isList) {
+        Argument a;
+        a.kind = ArgKind::Floats;
+        for (const auto &e : v.list) a.floats.push_back(e.k == Val::K::Float ? e.f : double(e.i.value));
+        return a;
+      }
+      if (v.k == Val::K::Float) return Argument::real(v.f);
+      if (v.k == Val::K::Int && !v.i.isExpr) return Argument::real(double(v.i.value));
+      scope.fail("a float argument got a value that is not a number");
+    }
+    if (type.base == SchemaBaseType::Bool) {
+      if (v.k == Val::K::Bool) return Argument::boolean(v.b);
+      if (v.k == Val::K::Int && !v.i.isExpr) return Argument::boolean(v.i.value != 0);
+      scope.fail("a bool argument got a value that is not a bool");
+    }
+    if (type.base == SchemaBaseType::ScalarType) {
+      if (v.k != Val::K::Dtype) scope.fail("a dtype argument got a value that is not a dtype");
+      return Argument::scalarType(v.dt);
+    }
+    if (type.base == SchemaBaseType::Str) {
+      if (v.k != Val::K::Str) scope.fail("a str argument got a value that is not a string");
+      return Argument::string(v.s);
+    }
+    scope.fail("cannot build an argument of type " + type.str() + " from an expression");
+  }
+};
+
+std::string yamlExprText(const YAML::Node &n) {
+  if (n.IsScalar()) return n.Scalar();
+  if (n.IsNull()) return "none";
+  if (n.IsSequence()) {
+    std::string s = "[";
+    for (size_t i = 0; i < n.size(); ++i) s += (i ? ", " : "") + yamlExprText(n[i]);
+    return s + "]";
+  }
+  throw Error("expected an expression, got a map", {}, "line " + std::to_string(n.Mark().line + 1));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+DecompositionRules::DecompositionRules() = default;
+DecompositionRules::~DecompositionRules() = default;
+DecompositionRules::DecompositionRules(DecompositionRules &&) noexcept = default;
+DecompositionRules &DecompositionRules::operator=(DecompositionRules &&) noexcept = default;
+
+DecompositionRules DecompositionRules::parse(const std::string &text, const std::string &sourceName) {
+  const OperatorTable &table = OperatorTable::builtin();
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception &e) {
+    throw Error("invalid YAML: " + e.msg, sourceName, "line " + std::to_string(e.mark.line + 1));
+  }
+  DecompositionRules rules;
+  if (root.IsNull()) return rules;
+  if (!root.IsSequence()) throw Error("decomposition rules must be a YAML list", sourceName);
+  for (const auto &r : root) {
+    std::string line = "line " + std::to_string(r.Mark().line + 1);
+    auto fail = [&](const std::string &why) -> Error { return Error(why, sourceName, line); };
+    if (!r.IsMap() || !r["match"]) throw fail("a rule needs 'match: ns::op.overload'");
+    auto rule = std::make_shared<Rule>();
+    rule->where = sourceName + ":" + std::to_string(r.Mark().line + 1);
+    rule->match = OperatorTable::normalizeName(r["match"].Scalar());
+    if (!table.lookup(rule->match)) throw fail("rule matches " + rule->match + ", which the operator table does not know");
+    for (auto it = r.begin(); it != r.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (key != "match" && key != "when" && key != "steps" && key != "returns" && key != "doc")
+        throw fail("unknown key '" + key + "' (match, when, steps, returns, doc)");
+    }
+    if (r["when"]) rule->when = yamlExprText(r["when"]);
+    if (r["steps"]) {
+      if (!r["steps"].IsSequence()) throw fail("'steps' must be a list");
+      for (const auto &s : r["steps"]) {
+        Step step;
+        if (!s["call"]) throw Error("a step needs 'call: ns::op.overload'", sourceName, "line " + std::to_string(s.Mark().line + 1));
+        step.op = OperatorTable::normalizeName(s["call"].Scalar());
+        const OpSchema *schema = table.lookup(step.op);
+        if (!schema)
+          throw Error("step calls " + step.op + ", which the operator table does not know", sourceName,
+                      "line " + std::to_string(s.Mark().line + 1));
+        if (s["args"])
+          for (auto a = s["args"].begin(); a != s["args"].end(); ++a) {
+            std::string name = a->first.Scalar();
+            if (!schema->argument(name))
+              throw Error(step.op + " has no argument '" + name + "'", sourceName,
+                          "line " + std::to_string(a->first.Mark().line + 1));
+            step.args.emplace_back(name, yamlExprText(a->second));
+          }
+        for (const auto &req : schema->arguments)
+          if (!req.defaultValue && !req.isOut && !(req.type.optional && req.kwargOnly)) {
+            bool given = false;
+            for (const auto &[n, e] : step.args) given = given || n == req.name;
+            if (!given)
+              throw Error("step calling " + step.op + " does not pass the required argument '" + req.name + "'",
+                          sourceName, "line " + std::to_string(s.Mark().line + 1));
+          }
+        if (s["out"]) {
+          if (s["out"].IsSequence())
+            for (const auto &o : s["out"]) step.outputs.push_back(o.Scalar());
+          else
+            step.outputs.push_back(s["out"].Scalar());
+        }
+        if (step.outputs.empty()) throw Error("a step needs 'out: NAME' (or a list)", sourceName, "line " + std::to_string(s.Mark().line + 1));
+        if (s["meta"])
+          for (auto m = s["meta"].begin(); m != s["meta"].end(); ++m) {
+            StepMeta meta;
+            if (m->second.IsMap()) {
+              if (m->second["like"]) meta.like = yamlExprText(m->second["like"]);
+              if (m->second["dtype"]) meta.dtype = yamlExprText(m->second["dtype"]);
+              if (m->second["sizes"]) meta.sizes = yamlExprText(m->second["sizes"]);
+            } else {
+              meta.like = yamlExprText(m->second);
+            }
+            step.meta[m->first.Scalar()] = meta;
+          }
+        rule->steps.push_back(std::move(step));
+      }
+    }
+    if (r["returns"]) {
+      if (r["returns"].IsSequence())
+        for (const auto &o : r["returns"]) rule->returns.push_back(yamlExprText(o));
+      else
+        rule->returns.push_back(yamlExprText(r["returns"]));
+    }
+    if (rule->steps.empty() && rule->returns.empty()) throw fail("a rule needs 'steps' or 'returns'");
+    rules.rules_.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+DecompositionRules DecompositionRules::loadFile(const std::string &path) {
+  return parse(readFileOrStdin(path), path);
+}
+
+const DecompositionRules &DecompositionRules::builtin() {
+  static const DecompositionRules rules =
+      parse(std::string(embedded::builtinDecompositionsText()), "lib/Edge/decompositions.yaml");
+  return rules;
+}
+
+void DecompositionRules::prepend(const DecompositionRules &other) {
+  rules_.insert(rules_.begin(), other.rules_.begin(), other.rules_.end());
+}
+
+size_t DecompositionRules::size() const { return rules_.size(); }
+
+std::vector<std::string> DecompositionRules::matchedOps() const {
+  std::vector<std::string> ops;
+  for (const auto &r : rules_) ops.push_back(r->match);
+  return ops;
+}
+
+//===----------------------------------------------------------------------===//
+// Instantiation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Expander {
+  Graph &graph;
+  const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &byOp;
+  std::map<std::pair<std::string, size_t>, std::string> symCache;
+  std::unordered_map<std::string, std::string> renamed; // removed value -> replacement
+  size_t rewrites = 0;
+
+  void renameInputs(Node &node) {
+    if (renamed.empty()) return;
+    auto fix = [&](std::string &s) {
+      auto it = renamed.find(s);
+      if (it != renamed.end()) s = it->second;
+    };
+    for (auto &in : node.inputs) {
+      Argument &a = in.arg;
+      if (a.kind == ArgKind::Tensor || a.kind == ArgKind::OptionalTensor) fix(a.name);
+      if (a.kind == ArgKind::Tensors || a.kind == ArgKind::OptionalTensors)
+        for (auto &n : a.names) fix(n);
+    }
+  }
+
+  /// The rule's replacement for `node`, or nullopt when no rule applies.
+  std::optional<std::vector<Node>> expand(Node &node) {
+    OpTarget t = targetOf(node);
+    if (t.dialect != TargetDialect::Aten) return std::nullopt;
+    auto it = byOp.find(OperatorTable::normalizeName(t.qualifiedName()));
+    if (it == byOp.end()) return std::nullopt;
+    const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
+    if (!schema) return std::nullopt;
+    for (const auto *rule : it->second) {
+      Scope scope{graph, {}, rule->where + " (rule for " + rule->match + ", node " + node.displayName() + ")"};
+      bind(scope, node, *schema);
+      if (!rule->when.empty()) {
+        Val cond = evaluate(rule->when, scope);
+        bool holds = cond.k == Val::K::Bool ? cond.b : cond.k != Val::K::None;
+        if (!holds) continue;
+      }
+      return instantiate(*rule, scope, node);
+    }
+    return std::nullopt;
+  }
+
+  void bind(Scope &scope, const Node &node, const OpSchema &schema) {
+    for (const auto &a : schema.arguments) {
+      if (const Argument *given = findArg(node, a.name))
+        scope.vars[a.name] = fromArgument(*given, graph);
+      else if (a.defaultValue)
+        scope.vars[a.name] = fromArgument(defaultToArgument(a), graph);
+      else
+        scope.vars[a.name] = Val::none();
+    }
+    std::vector<std::string> outs;
+    for (const auto &o : node.outputs) o.collectTensorNames(outs);
+    for (size_t k = 0; k < outs.size(); ++k) scope.vars["out" + std::to_string(k)] = Val::tensor(outs[k]);
+    if (node.outputs.size() == 1 && node.outputs[0].kind == ArgKind::Tensors) {
+      std::vector<Val> l;
+      for (const auto &n : outs) l.push_back(Val::tensor(n));
+      scope.vars["out"] = Val::ofList(std::move(l));
+    } else if (!outs.empty()) {
+      scope.vars["out"] = Val::tensor(outs[0]);
+    }
+  }
+
+  std::vector<Node> instantiate(const DecompositionRules::Rule &rule, Scope &scope, const Node &node) {
+    const OperatorTable &table = OperatorTable::builtin();
+    std::vector<Node> emitted;
+    std::vector<std::string> sources;
+    for (const auto &in : node.inputs) in.arg.collectTensorNames(sources);
+    for (const auto &step : rule.steps) {
+      const OpSchema *schema = table.lookup(step.op);
+      ArgumentBuilder builder{graph, emitted, symCache, sources, &node, scope};
+      builder.allowInferred = schema->name == "view" || schema->name == "view_copy" || schema->name == "reshape";
+      std::vector<NamedArgument> args;
+      std::string firstTensor;
+      std::map<std::string, Val> values;
+      for (const auto &[name, expr] : step.args) {
+        const SchemaArgument *sa = schema->argument(name);
+        Val v = evaluate(expr, scope);
+        values[name] = v;
+        if (v.k == Val::K::None && sa->defaultValue && !sa->type.optional) continue;
+        Argument a = builder.build(v, sa->type);
+        if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
+        args.push_back(sa->kwargOnly ? keyword(name, std::move(a)) : positional(name, std::move(a)));
+      }
+      // Schema order, as torch.export writes arguments.
+      std::stable_sort(args.begin(), args.end(), [&](const NamedArgument &x, const NamedArgument &y) {
+        return schema->argumentIndex(x.name) < schema->argumentIndex(y.name);
+      });
+      Node call = makeCall(atenTarget(schema->ns, schema->name, schema->overload.empty() ? "default" : schema->overload),
+                           std::move(args), "", &node);
+      call.outputs.clear();
+      for (const auto &outName : step.outputs) {
+        auto bound = scope.vars.find(outName);
+        bool reuse = outName.compare(0, 3, "out") == 0 &&
+                     outName.find_first_not_of("0123456789", 3) == std::string::npos;
+        if (reuse) {
+          if (bound == scope.vars.end()) scope.fail("the matched node has no output '" + outName + "'");
+          if (bound->second.k == Val::K::List) {
+            call.outputs.push_back(node.outputs.at(0));
+          } else {
+            call.outputs.push_back(Argument::tensor(bound->second.s));
+          }
+          continue;
+        }
+        TensorMeta meta = newMeta(step, *schema, values, outName, firstTensor, scope);
+        std::string name = addTensorValue(graph, outName, meta);
+        scope.vars[outName] = Val::tensor(name);
+        call.outputs.push_back(Argument::tensor(name));
+      }
+      emitted.push_back(std::move(call));
+      for (const auto &o : emitted.back().outputs) o.collectTensorNames(sources);
+    }
+    // returns: the matched node's outputs become these values.
+    std::vector<std::string> outs;
+    for (const auto &o : node.outputs) o.collectTensorNames(outs);
+    for (size_t k = 0; k < rule.returns.size(); ++k) {
+      if (k >= outs.size()) scope.fail("more returns than the node has outputs");
+      Val v = evaluate(rule.returns[k], scope);
+      if (v.k != Val::K::Tensor) scope.fail("a return is not a tensor");
+      if (v.s == outs[k]) continue;
+      renamed[outs[k]] = v.s;
+    }
+    ++rewrites;
+    return emitted;
+  }
+
+  /// Output sizes of the few shape-changing ops rules use, when the rule gives none.
+  std::optional<std::vector<SymInt>> inferredSizes(const OpSchema &schema, const std::map<std::string, Val> &values) {
+    auto listOf = [](const Val &v) {
+      std::vector<SymInt> out;
+      for (const auto &e : v.list) out.push_back(e.i);
+      return out;
+    };
+    auto tensorSizes = [&](const char *arg) -> std::optional<std::vector<SymInt>> {
+      auto it = values.find(arg);
+      if (it == values.end() || it->second.k != Val::K::Tensor) return std::nullopt;
+      return metaOf(graph, it->second.s).sizes;
+    };
+    const std::string &n = schema.name;
+    if (n == "view" || n == "view_copy" || n == "_unsafe_view" || n == "reshape" || n == "expand" || n == "full") {
+      auto it = values.find(n == "reshape" ? "shape" : "size");
+      if (it != values.end() && it->second.k == Val::K::List) return listOf(it->second);
+    }
+    if (n == "permute" || n == "permute_copy") {
+      auto self = tensorSizes("self");
+      auto dims = values.find("dims");
+      if (!self || dims == values.end()) return std::nullopt;
+      std::vector<SymInt> out;
+      for (const auto &d : dims->second.list) {
+        int64_t k = d.i.value < 0 ? d.i.value + int64_t(self->size()) : d.i.value;
+        out.push_back(self->at(size_t(k)));
+      }
+      return out;
+    }
+    if (n == "bmm" || n == "mm") {
+      auto a = tensorSizes("self"), b = tensorSizes("mat2");
+      if (!a || !b || a->empty() || b->empty()) return std::nullopt;
+      std::vector<SymInt> out(a->begin(), a->end() - 1);
+      out.push_back(b->back());
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  TensorMeta newMeta(const Step &step, const OpSchema &schema, const std::map<std::string, Val> &values,
+                     const std::string &outName, const std::string &firstTensor, Scope &scope) {
+    auto it = step.meta.find(outName);
+    std::string like = it != step.meta.end() && !it->second.like.empty() ? "" : firstTensor;
+    TensorMeta base;
+    if (it != step.meta.end() && !it->second.like.empty()) {
+      Val v = evaluate(it->second.like, scope);
+      if (v.k != Val::K::Tensor) scope.fail("meta 'like' of '" + outName + "' is not a tensor");
+      base = metaOf(graph, v.s);
+    } else if (!like.empty()) {
+      base = metaOf(graph, like);
+    } else if (it == step.meta.end()) {
+      scope.fail("output '" + outName + "' needs a meta entry (its step has no tensor argument)");
+    }
+    ScalarType dtype = base.dtype;
+    std::vector<SymInt> sizes = base.sizes;
+    if (auto inferred = inferredSizes(schema, values)) sizes = *inferred;
+    if (it != step.meta.end()) {
+      if (!it->second.dtype.empty()) {
+        Val d = evaluate(it->second.dtype, scope);
+        if (d.k != Val::K::Dtype) scope.fail("meta dtype of '" + outName + "' is not a dtype");
+        dtype = d.dt;
+      }
+      if (!it->second.sizes.empty()) {
+        Val s = evaluate(it->second.sizes, scope);
+        if (s.k != Val::K::List) scope.fail("meta sizes of '" + outName + "' is not a list");
+        sizes.clear();
+        for (const auto &e : s.list) {
+          if (e.k != Val::K::Int) scope.fail("meta sizes of '" + outName + "' holds a value that is not an int");
+          SymInt size = e.i;
+          size.hint.reset();
+          sizes.push_back(size);
+        }
+      }
+    }
+    TensorMeta m = makeMeta(dtype, sizes, base.device);
+    return m;
+  }
+};
+
+} // namespace
+
+size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &keep) const {
+  std::unordered_map<std::string, std::vector<const Rule *>> byOp;
+  for (const auto &r : rules_) byOp[r->match].push_back(r.get());
+  for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
+  Expander ex{graph, byOp, {}, {}, 0};
+  std::vector<Node> old = std::move(graph.nodes);
+  graph.nodes.clear();
+  graph.nodes.reserve(old.size());
+  // Depth-first: a rule's steps may match rules themselves; depth bounds cycles.
+  struct Item {
+    Node node;
+    int depth;
+  };
+  std::vector<Item> stack;
+  for (size_t i = old.size(); i-- > 0;) stack.push_back({std::move(old[i]), 0});
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    ex.renameInputs(item.node);
+    auto replacement = ex.expand(item.node);
+    if (!replacement) {
+      graph.nodes.push_back(std::move(item.node));
+      continue;
+    }
+    if (item.depth > 16)
+      throw Error("decomposition rules for " + targetOf(item.node).qualifiedName() + " expand without end", {},
+                  "node " + item.node.displayName());
+    for (size_t k = replacement->size(); k-- > 0;) stack.push_back({std::move((*replacement)[k]), item.depth + 1});
+  }
+  auto fix = [&](Argument &a) {
+    if (a.kind == ArgKind::Tensor) {
+      auto it = ex.renamed.find(a.name);
+      if (it != ex.renamed.end()) a.name = it->second;
+    }
+    if (a.kind == ArgKind::Tensors)
+      for (auto &n : a.names)
+        if (auto it = ex.renamed.find(n); it != ex.renamed.end()) n = it->second;
+  };
+  for (auto &o : graph.outputs) fix(o);
+  if (!ex.renamed.empty()) { // one rebuild rather than an O(n) erase per value
+    OrderedMap<TensorMeta> kept;
+    kept.reserve(graph.tensorValues.size());
+    for (auto &[name, meta] : graph.tensorValues)
+      if (!ex.renamed.count(name)) kept.set(name, meta);
+    graph.tensorValues = std::move(kept);
+  }
+  return ex.rewrites;
+}
+
+void decomposeWithRules(Program &program, const DecompositionRules &rules, const std::vector<std::string> &keep) {
+  for (auto &[name, method] : program.methods) {
+    ExportedProgram &ep = method.program;
+    // Renames of graph outputs must reach the signature too.
+    std::vector<Argument> before = ep.graph.outputs;
+    rules.run(ep.graph, keep);
+    for (size_t i = 0; i < before.size() && i < ep.graph.outputs.size(); ++i)
+      if (!(before[i] == ep.graph.outputs[i]))
+        for (auto &spec : ep.signature.outputSpecs)
+          if (spec.arg == before[i]) spec.arg = ep.graph.outputs[i];
+    // Nested graphs (cond branches) hold ATen ops too.
+    for (Node &n : ep.graph.nodes)
+      for (auto &in : n.inputs)
+        if (in.arg.kind == ArgKind::Graph && in.arg.graph) rules.run(*in.arg.graph, keep);
+  }
+}
+
+} // namespace exir::edge

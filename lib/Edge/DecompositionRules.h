@@ -1,0 +1,55 @@
+//===- Edge/DecompositionRules.h - Decompositions as data -------*- C++ -*-===//
+//
+// Most decompositions to core ATen replace one op by a few core ops whose
+// arguments are the original's arguments, constants or simple arithmetic on
+// them. Those live as rules in a YAML file (lib/Edge/decompositions.yaml,
+// compiled in; users add their own with --decompositions FILE), instantiated
+// by one small engine; the format is documented in lib/Edge/DECOMPOSITIONS.md.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "IR/IR.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exir::edge {
+
+class DecompositionRules {
+public:
+  DecompositionRules();
+  ~DecompositionRules();
+  DecompositionRules(DecompositionRules &&) noexcept;
+  DecompositionRules &operator=(DecompositionRules &&) noexcept;
+
+  /// The project's rules (lib/Edge/decompositions.yaml).
+  static const DecompositionRules &builtin();
+  /// Parses rules; errors name `sourceName` and the YAML line.
+  static DecompositionRules parse(const std::string &text, const std::string &sourceName);
+  static DecompositionRules loadFile(const std::string &path);
+  /// Rules of `other` are tried before ours (a user's file overrides the builtin one).
+  void prepend(const DecompositionRules &other);
+
+  /// Number of rules.
+  size_t size() const;
+  /// Qualified names of the ops the rules decompose ("aten::layer_norm").
+  std::vector<std::string> matchedOps() const;
+
+  /// Decomposes every node a rule matches, repeatedly until only ops without a
+  /// matching rule are left; ops named in `keep` (qualified names, as
+  /// --allow-non-core gives them) are left alone. Returns the number of rewrites.
+  size_t run(Graph &graph, const std::vector<std::string> &keep = {}) const;
+
+  struct Rule;
+
+private:
+  std::vector<std::shared_ptr<const Rule>> rules_;
+};
+
+/// Rewrites `program` with `rules` (every method, nested subgraphs included).
+void decomposeWithRules(Program &program, const DecompositionRules &rules, const std::vector<std::string> &keep = {});
+
+} // namespace exir::edge

@@ -1,0 +1,343 @@
+//===- tests/Edge/RealProgramTest.cpp - training-IR lowering --------------===//
+//
+// The passes that let exir-edge take torch >= 2.5 training IR: functionalization
+// (in-place ops, buffer mutations), assert removal, the decomposition rules
+// engine (each builtin rule family, symbolic sizes, user rules), the unrolled
+// lstm and the contiguous metadata of _copy ops.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/DecompositionRules.h"
+#include "Edge/EdgeUtil.h"
+#include "Edge/Passes.h"
+#include "Edge/SymSize.h"
+#include "../IR/GraphBuilder.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace exir;
+using namespace irtest;
+using Ints = std::vector<int64_t>;
+using edge::metaOf;
+using edge::targetOf;
+
+namespace {
+
+constexpr ScalarType F32 = ScalarType::Float;
+
+std::vector<std::string> targets(const Graph &g) {
+  std::vector<std::string> out;
+  for (const auto &n : g.nodes) out.push_back(targetOf(n).qualifiedName());
+  return out;
+}
+
+const Argument &arg(const Node &n, const std::string &name) {
+  const NamedArgument *a = n.input(name);
+  REQUIRE(a);
+  return a->arg;
+}
+
+SymInt sym(const std::string &s) { return SymInt::symbol("Symbol('" + s + "', positive=True, integer=True)"); }
+
+} // namespace
+
+TEST_CASE("functionalize: in-place ops on intermediates become functional, later reads follow", "[edge][functionalize]") {
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  b.aten("relu_.default", {pos("self", T("x"))}, "relu_", F32, {2, 3});
+  b.aten("hardtanh_.default", {pos("self", T("relu_")), pos("min_val", Argument::real(0)), pos("max_val", Argument::real(6))},
+         "hardtanh_", F32, {2, 3});
+  b.aten("add.Tensor", {pos("self", T("relu_")), pos("other", T("relu_"))}, "add", F32, {2, 3});
+  b.output("add");
+  Program p = programOf(b.ep);
+  edge::functionalize(p);
+  Graph &g = graphOf(p);
+  CHECK(targets(g) == std::vector<std::string>{"aten::relu", "aten::hardtanh", "aten::add.Tensor"});
+  // relu_ mutated x (a user input); hardtanh_ then mutated that value again.
+  CHECK(arg(g.nodes[2], "self").name == "hardtanh_");
+  auto &specs = methodOf(p).signature.outputSpecs;
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].kind == OutputKind::UserInputMutation);
+  CHECK(specs[0].target == "x");
+  CHECK(specs[0].arg.name == "hardtanh_");
+  CHECK(g.outputs[0].name == "hardtanh_");
+  CHECK(specs[1].arg.name == "add");
+}
+
+TEST_CASE("functionalize: index_copy_ on a buffer becomes a buffer mutation output", "[edge][functionalize]") {
+  GraphBuilder b;
+  b.input("b_k", F32, {1, 8, 4}, InputKind::Buffer, "k");
+  b.input("x", F32, {1, 2, 4});
+  b.input("i", ScalarType::Long, {2});
+  b.aten("index_copy_.default", {pos("self", T("b_k")), pos("dim", Argument::integer(1)), pos("index", T("i")), pos("source", T("x"))},
+         "index_copy_", F32, {1, 8, 4});
+  b.aten("sum.dim_IntList", {pos("self", T("index_copy_")), pos("dim", Argument::ints_({1}))}, "sum_1", F32, {1, 4});
+  b.output("sum_1");
+  Program p = programOf(b.ep);
+  edge::functionalize(p);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::index_put", "aten::sum.dim_IntList"});
+  // index_copy(dim=1) is index_put with indices [None, i].
+  CHECK(arg(g.nodes[0], "indices").kind == ArgKind::OptionalTensors);
+  CHECK(arg(g.nodes[0], "indices").names == std::vector<std::string>{"", "i"});
+  auto &specs = methodOf(p).signature.outputSpecs;
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].kind == OutputKind::BufferMutation);
+  CHECK(specs[0].target == "k");
+  CHECK(specs[0].arg.name == "index_copy_");
+}
+
+TEST_CASE("remove-asserts drops asserts and the symbolic ops only they used", "[edge][asserts]") {
+  GraphBuilder b;
+  b.input("x", F32, {6});
+  b.aten("nonzero.default", {pos("self", T("x"))}, "nz", ScalarType::Long, {3, 1});
+  Node size;
+  size.target = "torch.ops.aten.sym_size.int";
+  size.inputs = {pos("self", T("nz")), pos("dim", Argument::integer(0))};
+  Argument s;
+  s.kind = ArgKind::SymInt;
+  s.syms.push_back(SymArg{true, "u", 0, 0});
+  size.outputs = {s};
+  b.ep.graph.nodes.push_back(size);
+  b.ep.graph.symIntValues.set("u", SymInt::symbol("u0"));
+  Node ge;
+  ge.target = "_operator.ge";
+  Argument gs = s;
+  gs.syms[0].name = "ge";
+  gs.kind = ArgKind::SymBool;
+  ge.inputs = {pos("a", s), pos("b", Argument::integer(0))};
+  ge.outputs = {gs};
+  b.ep.graph.nodes.push_back(ge);
+  Node check;
+  check.target = "torch.ops.aten._assert_scalar.default";
+  check.inputs = {pos("self", gs), pos("assert_msg", Argument::string("u0 >= 0"))};
+  b.ep.graph.nodes.push_back(check);
+  b.output("nz");
+  Program p = programOf(b.ep);
+  edge::removeGraphAsserts(p);
+  CHECK(targets(graphOf(p)) == std::vector<std::string>{"aten::nonzero"});
+  CHECK(graphOf(p).symIntValues.empty());
+}
+
+TEST_CASE("rules: layer_norm -> native_layer_norm with mean/rstd shapes", "[edge][rules]") {
+  GraphBuilder b;
+  b.input("x", F32, {2, 5, 8}).param("w", "ln.weight", F32, {8}).param("bias", "ln.bias", F32, {8});
+  b.aten("layer_norm.default", {pos("input", T("x")), pos("normalized_shape", Argument::ints_({8})), pos("weight", T("w")),
+                                pos("bias", T("bias"))},
+         "ln", F32, {2, 5, 8});
+  b.output("ln");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::native_layer_norm"});
+  CHECK(arg(g.nodes[0], "eps").floatValue == Approx(1e-5)); // the schema default, filled in
+  REQUIRE(g.nodes[0].outputs.size() == 3);
+  CHECK(g.nodes[0].outputs[0].name == "ln");
+  CHECK(sizesOf(g, g.nodes[0].outputs[1].name) == Ints{2, 5, 1});
+  CHECK(sizesOf(g, g.nodes[0].outputs[2].name) == Ints{2, 5, 1});
+}
+
+TEST_CASE("rules: identities redirect uses, to with another dtype becomes _to_copy", "[edge][rules]") {
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  b.aten("dropout.default", {pos("input", T("x")), pos("p", Argument::real(0.1)), pos("train", Argument::boolean(false))}, "d",
+         F32, {4});
+  b.aten("to.dtype_layout", {pos("self", T("d")), kw("dtype", Argument::scalarType(F32))}, "same", F32, {4});
+  b.aten("to.dtype_layout", {pos("self", T("same")), kw("dtype", Argument::scalarType(ScalarType::Half))}, "half",
+         ScalarType::Half, {4});
+  b.output("half");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::_to_copy"});
+  CHECK(arg(g.nodes[0], "self").name == "x");
+  CHECK(arg(g.nodes[0], "dtype").intValue == int64_t(ScalarType::Half));
+  CHECK_FALSE(g.tensorValues.contains("d"));
+}
+
+TEST_CASE("rules: linear on a dynamic rank-3 input views with sym sizes", "[edge][rules][dynamic]") {
+  GraphBuilder b;
+  b.input("x", F32, {1, 1, 64}).param("w", "l.weight", F32, {10, 64}).param("bias", "l.bias", F32, {10});
+  b.ep.graph.tensorValues.find("x")->sizes = {SymInt::of(2), sym("s0"), SymInt::of(64)};
+  b.aten("linear.default", {pos("input", T("x")), pos("weight", T("w")), pos("bias", T("bias"))}, "y", F32, {1, 1, 10});
+  b.ep.graph.tensorValues.find("y")->sizes = {SymInt::of(2), sym("s0"), SymInt::of(10)};
+  b.output("y");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::permute", "aten::view", "aten::addmm", "aten::view"});
+  // [2*s0, 64]: the one symbolic size is inferred (-1).
+  const Argument &flat = arg(g.nodes[1], "size");
+  REQUIRE(flat.kind == ArgKind::SymInts);
+  CHECK(flat.syms[0].intValue == -1);
+  CHECK(flat.syms[1].intValue == 64);
+  const TensorMeta &x2 = metaOf(g, g.nodes[1].outputs[0].name);
+  CHECK(x2.sizes[0].expr == "Mul(Integer(2), Symbol('s0', positive=True, integer=True))");
+  CHECK(x2.strides[0].value == 64);
+  CHECK(g.nodes[3].outputs[0].name == "y");
+}
+
+TEST_CASE("rules: a second symbolic view size is read with sym_size.int", "[edge][rules][dynamic]") {
+  GraphBuilder b;
+  b.input("x", F32, {1, 1, 4});
+  b.ep.graph.tensorValues.find("x")->sizes = {sym("s0"), sym("s1"), SymInt::of(4)};
+  b.aten("flatten.using_ints", {pos("self", T("x")), pos("start_dim", Argument::integer(2))}, "f", F32, {1, 1, 4});
+  b.ep.graph.tensorValues.find("f")->sizes = {sym("s0"), sym("s1"), SymInt::of(4)};
+  b.output("f");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::sym_size.int", "aten::view"});
+  CHECK(arg(g.nodes[0], "dim").intValue == 1);
+  const Argument &size = arg(g.nodes[1], "size");
+  CHECK(size.syms[0].intValue == -1);
+  CHECK(size.syms[1].isName);
+  CHECK(size.syms[1].name == g.nodes[0].outputs[0].syms[0].name);
+}
+
+TEST_CASE("rules: sdpa with a boolean mask -> where bias, bmm, softmax", "[edge][rules][attention]") {
+  GraphBuilder b;
+  b.input("q", F32, {1, 2, 3, 4}).input("k", F32, {1, 2, 5, 4}).input("v", F32, {1, 2, 5, 6});
+  b.input("m", ScalarType::Bool, {1, 1, 3, 5});
+  b.aten("scaled_dot_product_attention.default",
+         {pos("query", T("q")), pos("key", T("k")), pos("value", T("v")), pos("attn_mask", T("m"))}, "o", F32, {1, 2, 3, 6});
+  b.output("o");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  CHECK(targets(g) == std::vector<std::string>{"aten::where.self", "aten::view", "aten::permute", "aten::view",
+                                               "aten::bmm", "aten::mul.Tensor", "aten::view", "aten::add.Tensor",
+                                               "aten::_softmax", "aten::view", "aten::view", "aten::bmm", "aten::view"});
+  CHECK(std::isinf(arg(g.nodes[0], "other").floatValue));
+  CHECK(arg(g.nodes[5], "other").floatValue == Approx(0.5)); // 1/sqrt(4)
+  CHECK(sizesOf(g, g.nodes[4].outputs[0].name) == Ints{2, 3, 5});
+  CHECK(g.nodes.back().outputs[0].name == "o");
+}
+
+TEST_CASE("rules: user rules are tried first and checked against the table", "[edge][rules]") {
+  auto user = edge::DecompositionRules::parse(
+      "- match: aten::hardswish\n  steps: [{call: aten::relu, args: {self: $self}, out: out}]\n", "user.yaml");
+  edge::DecompositionRules all;
+  all.prepend(edge::DecompositionRules::builtin());
+  all.prepend(user);
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  b.aten("hardswish.default", {pos("self", T("x"))}, "h", F32, {4});
+  b.output("h");
+  Program p = programOf(b.ep);
+  edge::decomposeWithRules(p, all);
+  CHECK(targets(graphOf(p)) == std::vector<std::string>{"aten::relu"});
+
+  Program q = programOf(b.ep);
+  edge::decomposeRules(q);
+  CHECK(targets(graphOf(q)) ==
+        std::vector<std::string>{"aten::add.Tensor", "aten::clamp", "aten::mul.Tensor", "aten::div.Tensor"});
+
+  CHECK(errorOf([] { edge::DecompositionRules::parse("- match: aten::nope\n  returns: [$self]\n", "bad.yaml"); }) ==
+        "'bad.yaml': line 1: rule matches aten::nope, which the operator table does not know");
+  CHECK(errorOf([] {
+          edge::DecompositionRules::parse("- match: aten::relu6\n  steps: [{call: aten::hardtanh, out: out}]\n", "bad.yaml");
+        }) == "'bad.yaml': line 2: step calling aten::hardtanh does not pass the required argument 'self'");
+}
+
+TEST_CASE("every builtin rule names known ops", "[edge][rules]") {
+  const auto &rules = edge::DecompositionRules::builtin();
+  CHECK(rules.size() > 30);
+  auto ops = rules.matchedOps();
+  for (const char *op : {"aten::layer_norm", "aten::scaled_dot_product_attention", "aten::linear", "aten::arange",
+                         "aten::hardswish", "aten::diff", "aten::max_pool2d", "aten::index_copy"})
+    CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
+}
+
+TEST_CASE("decompose-rnn unrolls lstm over time", "[edge][rnn]") {
+  GraphBuilder b;
+  b.input("x", F32, {1, 2, 3}).input("h0", F32, {1, 1, 4}).input("c0", F32, {1, 1, 4});
+  b.param("wih", "l.w_ih", F32, {16, 3}).param("whh", "l.w_hh", F32, {16, 4});
+  b.param("bih", "l.b_ih", F32, {16}).param("bhh", "l.b_hh", F32, {16});
+  Node &n = b.aten("lstm.input",
+                   {pos("input", T("x")), pos("hx", Argument::tensors({"h0", "c0"})),
+                    pos("params", Argument::tensors({"wih", "whh", "bih", "bhh"})), pos("has_biases", Argument::boolean(true)),
+                    pos("num_layers", Argument::integer(1)), pos("dropout", Argument::real(0)),
+                    pos("train", Argument::boolean(false)), pos("bidirectional", Argument::boolean(false)),
+                    pos("batch_first", Argument::boolean(true))},
+                   "out", F32, {1, 2, 4});
+  n.outputs.push_back(T("hn"));
+  n.outputs.push_back(T("cn"));
+  b.ep.graph.tensorValues.set("hn", meta(F32, {1, 1, 4}));
+  b.ep.graph.tensorValues.set("cn", meta(F32, {1, 1, 4}));
+  b.output("out");
+  Program p = programOf(b.ep);
+  edge::decomposeRnn(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  CHECK(std::count(t.begin(), t.end(), "aten::addmm") == 4); // 2 steps x (input, hidden)
+  CHECK(std::count(t.begin(), t.end(), "aten::sigmoid") == 6);
+  CHECK(std::count(t.begin(), t.end(), "aten::cat") == 3);
+  bool outDefined = false;
+  for (const auto &node : g.nodes)
+    if (!node.outputs.empty() && node.outputs[0].name == "out") outDefined = targetOf(node).name == "cat";
+  CHECK(outDefined);
+}
+
+TEST_CASE("replace-view-ops gives _copy outputs contiguous strides", "[edge][views]") {
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  b.aten("permute.default", {pos("self", T("x")), pos("dims", Argument::ints_({1, 0}))}, "t", F32, {3, 2});
+  b.ep.graph.tensorValues.find("t")->strides = {SymInt::of(1), SymInt::of(3)}; // the traced view's strides
+  b.output("t");
+  Program p = programOf(b.ep);
+  edge::replaceViewOps(p);
+  const TensorMeta &m = metaOf(graphOf(p), "t");
+  CHECK(m.strides == std::vector<SymInt>{SymInt::of(2), SymInt::of(1)});
+  CHECK(m.dimOrder() == Ints{0, 1});
+}
+
+TEST_CASE("symbolic size arithmetic folds constants and writes srepr", "[edge][symsize]") {
+  SymInt s = sym("s0");
+  CHECK(edge::symMul(SymInt::of(3), SymInt::of(4)).value == 12);
+  CHECK(edge::symMul(SymInt::of(1), s) == s);
+  CHECK(edge::symMul(s, SymInt::of(4)).expr == "Mul(Integer(4), Symbol('s0', positive=True, integer=True))");
+  CHECK(edge::symAdd(s, SymInt::of(0)) == s);
+  CHECK(edge::symFloorDiv(SymInt::of(-7), SymInt::of(2)).value == -4);
+  auto strides = edge::symContiguousStrides({s, SymInt::of(4), SymInt::of(1)});
+  CHECK(strides[0].value == 4);
+  CHECK(strides[1].value == 1);
+}
+
+TEST_CASE("batch_norm in training mode updates the running statistics as buffer mutations", "[edge][rules][batchnorm]") {
+  GraphBuilder b;
+  b.param("w", "bn.weight", F32, {3}).param("bias", "bn.bias", F32, {3});
+  b.input("rm", F32, {3}, InputKind::Buffer, "bn.running_mean").input("rv", F32, {3}, InputKind::Buffer, "bn.running_var");
+  b.input("x", F32, {2, 3, 4, 4});
+  b.aten("batch_norm.default", {pos("input", T("x")), pos("weight", T("w")), pos("bias", T("bias")), pos("running_mean", T("rm")),
+                                pos("running_var", T("rv")), pos("training", Argument::boolean(true)),
+                                pos("momentum", Argument::real(0.1)), pos("eps", Argument::real(1e-5)),
+                                pos("cudnn_enabled", Argument::boolean(false))},
+         "y", F32, {2, 3, 4, 4});
+  b.output("y");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  edge::functionalize(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  CHECK(std::count(t.begin(), t.end(), "aten::copy_") == 0);
+  CHECK(std::count(t.begin(), t.end(), "aten::var.correction") == 2);
+  CHECK(t.front() == "aten::mean.dim");
+  CHECK(arg(g.nodes[0], "dim").ints == Ints{0, 2, 3});
+  auto &specs = methodOf(p).signature.outputSpecs;
+  REQUIRE(specs.size() == 3);
+  CHECK(specs[0].kind == OutputKind::BufferMutation);
+  CHECK(specs[0].target == "bn.running_mean");
+  CHECK(specs[1].target == "bn.running_var");
+  CHECK(specs[2].arg.name == "y");
+  // The new running mean is (1 - momentum) * old + momentum * batch mean.
+  const Node *update = nullptr;
+  for (const auto &n : g.nodes)
+    if (n.outputs[0].name == specs[0].arg.name) update = &n;
+  REQUIRE(update);
+  CHECK(targetOf(*update).qualifiedName() == "aten::add.Tensor");
+  CHECK_FALSE(g.tensorValues.contains("mean_written"));
+}

@@ -78,6 +78,11 @@ TEST_CASE("type promotion follows torch.result_type", "[kernels][elementwise]") 
   SECTION("float alpha with int tensors is refused") {
     Value a = longs({1}, {1}), b = longs({1}, {2}), alpha = f64(0.5), out = outOf(ScalarType::Long);
     CHECK_THROWS_WITH(callOut("aten::add.out", {&a, &b, &alpha, &out}), Catch::Contains("alpha"));
+    Value f = floats({1}, {1}), yes = Value::of(true), fout = outOf();
+    CHECK_THROWS_WITH(callOut("aten::add.out", {&f, &f, &yes, &fout}), Catch::Contains("boolean alpha"));
+    Value t = bools({2}, {1, 0}), two = i64(2), bout = outOf(ScalarType::Bool);
+    callOut("aten::add.out", {&t, &t, &two, &bout}); // an int alpha is fine for bool tensors
+    CHECK(valuesOf<int>(bout) == std::vector<int>{1, 0});
   }
 }
 

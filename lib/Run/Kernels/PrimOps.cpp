@@ -63,7 +63,7 @@ void etCopyIndex(std::span<Value *> args) {
       !std::equal(copyTo.sizes.begin() + 1, copyTo.sizes.end(), copyFrom.sizes.begin()))
     fail("copy_to sizes " + sizesText(copyTo.sizes) + " do not extend copy_from sizes " + sizesText(copyFrom.sizes));
   copyTo.resize(sizes);
-  std::memcpy(copyTo.data + size_t(index) * copyFrom.nbytes(), copyFrom.data, copyFrom.nbytes());
+  if (copyFrom.nbytes()) std::memcpy(copyTo.data + size_t(index) * copyFrom.nbytes(), copyFrom.data, copyFrom.nbytes());
 }
 
 void etView(std::span<Value *> args) {

@@ -78,6 +78,11 @@ TEST_CASE("type promotion follows torch.result_type", "[kernels][elementwise]") 
   SECTION("float alpha with int tensors is refused") {
     Value a = longs({1}, {1}), b = longs({1}, {2}), alpha = f64(0.5), out = outOf(ScalarType::Long);
     CHECK_THROWS_WITH(callOut("aten::add.out", {&a, &b, &alpha, &out}), Catch::Contains("alpha"));
+    Value f = floats({1}, {1}), yes = Value::of(true), fout = outOf();
+    CHECK_THROWS_WITH(callOut("aten::add.out", {&f, &f, &yes, &fout}), Catch::Contains("boolean alpha"));
+    Value t = bools({2}, {1, 0}), two = i64(2), bout = outOf(ScalarType::Bool);
+    callOut("aten::add.out", {&t, &t, &two, &bout}); // an int alpha is fine for bool tensors
+    CHECK(valuesOf<int>(bout) == std::vector<int>{1, 0});
   }
 }
 
@@ -355,4 +360,32 @@ TEST_CASE("elementwise kernels honour dim orders and planned capacity", "[kernel
   Value y = floats({2}, {-1, 5});
   callOut("aten::relu.out", {&y, &p});
   CHECK(arena == std::vector<float>{0, 5});
+}
+
+TEST_CASE("float16 and bfloat16 compute in float and round once", "[kernels][elementwise]") {
+  CHECK(kern::floatToHalfBits(1.0f) == 0x3c00);
+  CHECK(kern::floatToHalfBits(65504.0f) == 0x7bff);
+  CHECK(kern::floatToHalfBits(70000.0f) == 0x7c00);   // overflow to infinity
+  CHECK(kern::floatToHalfBits(0x1p-24f) == 0x0001);   // smallest subnormal
+  CHECK(kern::floatToHalfBits(0x1p-25f) == 0x0000);   // the tie rounds to even (zero)
+  CHECK(kern::floatToHalfBits(1.0f + 0x1p-11f) == 0x3c00); // tie: even mantissa stays
+  CHECK(kern::floatToHalfBits(1.0f + 0x3p-11f) == 0x3c02); // tie: odd mantissa rounds up
+  CHECK(kern::halfBitsToFloat(0x0001) == 0x1p-24f);
+  CHECK(kern::halfBitsToFloat(0xc000) == -2.0f);
+  CHECK(std::isinf(kern::halfBitsToFloat(0x7c00)));
+  CHECK(kern::floatToBFloat16Bits(1.0f) == 0x3f80);
+  CHECK(kern::bfloat16BitsToFloat(kern::floatToBFloat16Bits(1.0f / 3)) == 0.333984375f);
+
+  Value x = floats({2}, {1.0 / 3, 2}), nb = Value::of(false), none = Value::none(), h = outOf(ScalarType::Half);
+  callOut("dim_order_ops::_to_dim_order_copy.out", {&x, &nb, &none, &h});
+  CHECK(valuesOf(h) == std::vector<double>{0.333251953125, 2});
+  Value one = Value::of(int64_t(1)), sum = outOf(ScalarType::Half);
+  callOut("aten::add.out", {&h, &h, &one, &sum});
+  CHECK(valuesOf(sum) == std::vector<double>{0.66650390625, 4});
+  Value b = outOf(ScalarType::BFloat16), e = outOf(ScalarType::BFloat16);
+  callOut("dim_order_ops::_to_dim_order_copy.out", {&x, &nb, &none, &b});
+  callOut("aten::exp.out", {&b, &e});
+  CHECK(valuesOf(e)[1] == double(kern::bfloat16BitsToFloat(kern::floatToBFloat16Bits(std::exp(2.0f)))));
+  // Half with bfloat16 promotes to float32.
+  CHECK(kern::promoteTypes(ScalarType::Half, ScalarType::BFloat16) == ScalarType::Float);
 }

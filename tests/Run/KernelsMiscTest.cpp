@@ -2,6 +2,10 @@
 
 #include "KernelsTestUtil.h"
 
+#include "Run/Kernels/Random.h"
+
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 
@@ -146,4 +150,35 @@ TEST_CASE("glu, logit, cumprod, masked_scatter, scatter_reduce, dropout", "[kern
   CHECK(sizesOf(l1).empty());
   checkClose(valuesOf(l1), {8.0 / 3});
   CHECK(valuesOf(l2) == Doubles{8});
+}
+
+TEST_CASE("random kernels repeat after reseeding and have the right ranges", "[kernels][random]") {
+  Value size = intList({1000}), a = outOf(), b = outOf(), n = outOf();
+  seedRandomKernels(42);
+  callOut("aten::rand.out", {&size, &a});
+  callOut("aten::randn.out", {&size, &n});
+  seedRandomKernels(42);
+  callOut("aten::rand.out", {&size, &b});
+  CHECK(valuesOf(a) == valuesOf(b));
+  std::vector<double> u = valuesOf(a), g = valuesOf(n);
+  double mean = 0, gm = 0, gv = 0;
+  for (double x : u) {
+    CHECK(x >= 0);
+    CHECK(x < 1);
+    mean += x / 1000;
+  }
+  for (double x : g) gm += x / 1000;
+  for (double x : g) gv += (x - gm) * (x - gm) / 1000;
+  CHECK(mean == Approx(0.5).margin(0.05));
+  CHECK(gm == Approx(0).margin(0.1));
+  CHECK(gv == Approx(1).margin(0.15));
+  Value c = outOf();
+  callOut("aten::rand.out", {&size, &c}); // without reseeding the stream moves on
+  CHECK(valuesOf(c) != valuesOf(a));
+
+  Value ten = Value::of(int64_t(10)), p = outOf(ScalarType::Long);
+  callOut("aten::randperm.out", {&ten, &p});
+  std::vector<int64_t> perm = valuesOf<int64_t>(p);
+  std::sort(perm.begin(), perm.end());
+  CHECK(perm == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
 }

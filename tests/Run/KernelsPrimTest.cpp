@@ -79,3 +79,18 @@ TEST_CASE("copy_ copies with broadcasting and dtype conversion in place", "[kern
   call("aten::copy_", {&self, &src, &nonBlocking}, &self);
   CHECK(valuesOf(self) == std::vector<double>{7, 8, 7, 8});
 }
+
+TEST_CASE("runtime asserts left in Edge graphs are checked", "[kernels][prim]") {
+  Value msg = str("expected a positive count"), none = Value::none();
+  callScalar("aten::_assert_scalar", {Value::of(true), msg});
+  CHECK_THROWS_WITH(callScalar("aten::_assert_scalar", {i64(0), msg}), "aten::_assert_scalar: expected a positive count");
+  callScalar("aten::_assert_async.msg", {bools({2}, {1, 1}), msg});
+  CHECK_THROWS(callScalar("aten::_assert_async.msg", {bools({2}, {1, 0}), msg}));
+  callScalar("aten::sym_constrain_range_for_size", {i64(3), none, i64(10)});
+  CHECK_THROWS_WITH(callScalar("aten::sym_constrain_range_for_size", {i64(-1), none, none}), Catch::Contains("[0, inf]"));
+  CHECK_THROWS_WITH(callScalar("aten::sym_constrain_range", {i64(11), i64(2), i64(10)}), Catch::Contains("outside"));
+  Value f = floats({2}, {0, 0});
+  callScalar("aten::_assert_tensor_metadata", {f, intList({2}), none, Value::of(int64_t(ScalarType::Float)), none, none});
+  CHECK_THROWS_WITH(callScalar("aten::_assert_tensor_metadata", {f, intList({3}), none, none, none, none}),
+                    Catch::Contains("differ from the expected [3]"));
+}

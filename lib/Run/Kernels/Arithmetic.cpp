@@ -12,11 +12,11 @@
 namespace exir::run::kern {
 namespace {
 
+/// PyTorch's alpha_check.
 void checkAlpha(ScalarType compute, const Scalar &alpha) {
+  if (alpha.isBool() && compute != ScalarType::Bool) fail("boolean alpha is only supported for boolean results");
   if (isIntegralType(compute, /*includeBool=*/true) && alpha.isFloating())
     fail("for integral input tensors, alpha must not be a floating point number");
-  if (compute == ScalarType::Bool && !alpha.isBool() && alpha.as<int64_t>() != 1 && alpha.as<int64_t>() != 0)
-    fail("for bool input tensors, alpha must be a bool");
 }
 
 int64_t checkedDivisor(int64_t b) {

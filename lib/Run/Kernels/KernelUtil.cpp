@@ -19,6 +19,50 @@ int64_t wrapDim(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + bound : dim;
 }
 
+//===----------------------------------------------------------------------===//
+// 16-bit floats
+//===----------------------------------------------------------------------===//
+
+uint16_t floatToHalfBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  uint32_t sign = (x >> 16) & 0x8000, mantissa = x & 0x7fffff;
+  int32_t exponent = int32_t((x >> 23) & 0xff);
+  if (exponent == 0xff) return uint16_t(sign | 0x7c00 | (mantissa ? 0x200 | (mantissa >> 13) : 0));
+  int32_t e = exponent - 127 + 15;
+  if (e >= 0x1f) return uint16_t(sign | 0x7c00); // overflow: infinity
+  if (e <= 0) {                                   // a subnormal half, or zero
+    if (e < -10) return uint16_t(sign);
+    uint32_t full = mantissa | 0x800000, shift = uint32_t(14 - e);
+    uint32_t half = full >> shift, rest = full & ((1u << shift) - 1), midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = (uint32_t(e) << 10) | (mantissa >> 13), rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half; // a carry may round up to infinity
+  return uint16_t(sign | half);
+}
+
+float halfBitsToFloat(uint16_t bits) {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  float f;
+  if (exponent == 0) {
+    f = float(mantissa) * 0x1p-24f; // zero or subnormal
+    return sign ? -f : f;
+  }
+  uint32_t x = exponent == 0x1f ? sign | 0x7f800000 | (mantissa << 13) : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+uint16_t floatToBFloat16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t((x >> 16) | 0x40); // NaN stays quiet NaN
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+
 Scalar Scalar::of(const Value &value) {
   Scalar s;
   if (value.isBool()) {

@@ -90,6 +90,39 @@ private:
 inline ScalarType floatOpType(ScalarType t) { return isFloatingType(t) ? t : ScalarType::Float; }
 
 //===----------------------------------------------------------------------===//
+// 16-bit floats
+//===----------------------------------------------------------------------===//
+
+uint16_t floatToHalfBits(float f);      // IEEE binary16, round to nearest even
+float halfBitsToFloat(uint16_t bits);
+uint16_t floatToBFloat16Bits(float f);  // upper half of a float, round to nearest even
+inline float bfloat16BitsToFloat(uint16_t bits) {
+  uint32_t x = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+/// Storage types for float16 / bfloat16 elements; kernels compute them in
+/// float (as PyTorch's CPU kernels do) and round once when storing.
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  template <typename T>
+    requires std::is_convertible_v<T, float>
+  Half(T v) : bits(floatToHalfBits(float(v))) {}
+  operator float() const { return halfBitsToFloat(bits); }
+};
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  template <typename T>
+    requires std::is_convertible_v<T, float>
+  BFloat16(T v) : bits(floatToBFloat16Bits(float(v))) {}
+  operator float() const { return bfloat16BitsToFloat(bits); }
+};
+
+//===----------------------------------------------------------------------===//
 // Dtype dispatch
 //===----------------------------------------------------------------------===//
 
@@ -104,16 +137,19 @@ template <typename F> decltype(auto) switchDtype(ScalarType t, F &&f) {
   case ScalarType::Float: return f.template operator()<float>();
   case ScalarType::Double: return f.template operator()<double>();
   case ScalarType::Bool: return f.template operator()<bool>();
+  case ScalarType::Half: return f.template operator()<Half>();
+  case ScalarType::BFloat16: return f.template operator()<BFloat16>();
   default: fail("dtype " + dtypeText(t) + " is not supported by the reference kernels");
   }
 }
 
 /// Calls f.template operator()<C>() with the type PyTorch computes dtype `t`
-/// in: float for float32, double for float64, int64 for integers and bool
-/// (results are cast back to the out dtype, which wraps like PyTorch's).
+/// in: float for float32 (and float16 / bfloat16), double for float64, int64
+/// for integers and bool (results are cast back to the out dtype, which wraps
+/// like PyTorch's).
 template <typename F> decltype(auto) switchCompute(ScalarType t, F &&f) {
   switch (t) {
-  case ScalarType::Float: return f.template operator()<float>();
+  case ScalarType::Float: case ScalarType::Half: case ScalarType::BFloat16: return f.template operator()<float>();
   case ScalarType::Double: return f.template operator()<double>();
   case ScalarType::Byte: case ScalarType::Char: case ScalarType::Short: case ScalarType::Int:
   case ScalarType::Long: case ScalarType::Bool:

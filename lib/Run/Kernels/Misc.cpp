@@ -179,7 +179,7 @@ KernelRegistration registration({
     {"aten::empty_strided.out", [](auto args) {
        Tensor &out = tensorArg(args, 2);
        out.resize(intListArg(args, 0));
-       std::memset(out.data, 0, out.nbytes());
+       if (out.nbytes()) std::memset(out.data, 0, out.nbytes());
      }},
 });
 

@@ -63,7 +63,7 @@ void etCopyIndex(std::span<Value *> args) {
       !std::equal(copyTo.sizes.begin() + 1, copyTo.sizes.end(), copyFrom.sizes.begin()))
     fail("copy_to sizes " + sizesText(copyTo.sizes) + " do not extend copy_from sizes " + sizesText(copyFrom.sizes));
   copyTo.resize(sizes);
-  std::memcpy(copyTo.data + size_t(index) * copyFrom.nbytes(), copyFrom.data, copyFrom.nbytes());
+  if (copyFrom.nbytes()) std::memcpy(copyTo.data + size_t(index) * copyFrom.nbytes(), copyFrom.data, copyFrom.nbytes());
 }
 
 void etView(std::span<Value *> args) {
@@ -102,7 +102,44 @@ Value localScalar(const Tensor &t) {
   return Value::of(toVector<int64_t>(t)[0]);
 }
 
+/// Runtime asserts that export leaves in Edge-stage graphs (upstream removes
+/// them before emitting; running an Edge program checks them).
+void assertTensor(std::span<Value *> args) {
+  const Tensor &t = tensorArg(args, 0);
+  for (double v : toVector<double>(t))
+    if (v == 0) fail(optStringArg(args, 1).value_or("assertion failed"));
+}
+
+void assertScalar(std::span<Value *> args) {
+  const Value &v = *args[0];
+  bool holds = v.isBool() ? v.toBool() : v.isInt() ? v.toInt() != 0 : asDouble(v) != 0;
+  if (!holds) fail(optStringArg(args, 1).value_or("assertion failed"));
+}
+
+void assertTensorMetadata(std::span<Value *> args) {
+  const Tensor &t = tensorArg(args, 0);
+  bool hasSize = false;
+  std::vector<int64_t> size = intListArg(args, 1, &hasSize);
+  if (hasSize && size != t.sizes) fail("tensor sizes " + sizesText(t.sizes) + " differ from the expected " + sizesText(size));
+  if (!args[3]->isNone() && ScalarType(intArg(args, 3)) != t.dtype)
+    fail("tensor dtype " + dtypeText(t.dtype) + " differs from the expected " + dtypeText(ScalarType(intArg(args, 3))));
+}
+
+void constrainRange(std::span<Value *> args, bool forSize) {
+  int64_t size = asInt(*args[0]);
+  std::optional<int64_t> lo = optIntArg(args, 1), hi = optIntArg(args, 2);
+  if (forSize && !lo) lo = 0;
+  if ((lo && size < *lo) || (hi && size > *hi))
+    fail("value " + std::to_string(size) + " is outside its constrained range [" + (lo ? std::to_string(*lo) : "-inf") +
+         ", " + (hi ? std::to_string(*hi) : "inf") + "]");
+}
+
 KernelRegistration registration({
+    {"aten::_assert_async.msg", [](auto args) { assertTensor(args); }},
+    {"aten::_assert_scalar", [](auto args) { assertScalar(args); }},
+    {"aten::_assert_tensor_metadata", [](auto args) { assertTensorMetadata(args); }},
+    {"aten::sym_constrain_range", [](auto args) { constrainRange(args, false); }},
+    {"aten::sym_constrain_range_for_size", [](auto args) { constrainRange(args, true); }},
     {"aten::sym_size.int", [](auto args) {
        const Tensor &t = tensorArg(args, 0);
        setResult(args, Value::of(t.sizes[wrapDim(intArg(args, 1), t.dim())]));

@@ -30,7 +30,7 @@ void viewCopy(std::span<Value *> args) {
   checkContiguous({&self});
   out.resize(inferSizes(intListArg(args, 1), self.numel()));
   checkContiguous({&out});
-  std::memmove(out.data, self.data, self.nbytes());
+  if (self.nbytes()) std::memmove(out.data, self.data, self.nbytes()); // out may alias self
 }
 
 void permuteCopy(std::span<Value *> args) {

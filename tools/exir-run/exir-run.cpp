@@ -9,6 +9,7 @@
 #include "Run/Compare.h"
 #include "Run/Inputs.h"
 #include "Run/Interpreter.h"
+#include "Run/Kernels/Random.h"
 #include "Run/Npy.h"
 #include "Support/Error.h"
 #include "Tool/ToolMain.h"
@@ -189,7 +190,10 @@ int main(int argc, char **argv) {
         RunResult previous;
         for (size_t s = 0; s < files.size(); ++s) {
           RunResult result;
-          attributeErrorsTo(files[s], [&] { result = exes[s]->run(method, inputs, options); });
+          attributeErrorsTo(files[s], [&] {
+            seedRandomKernels(setup.seed);
+            result = exes[s]->run(method, inputs, options);
+          });
           if (s > 0) {
             std::string what = "'" + files[s] + "' vs '" + files[s - 1] + "'" + label;
             if (size_t bad = reportDifferences(result.outputs, previous.outputs, tol, what)) {
@@ -218,11 +222,15 @@ int main(int argc, char **argv) {
       RunResult result;
       attributeErrorsTo(input, [&] {
         inputs = makeInputs(*exe, method, setup);
+        seedRandomKernels(setup.seed); // rand/randn draw the same numbers in every run
         result = exe->run(method, inputs, options);
       });
       if (other) {
         RunResult otherResult;
-        attributeErrorsTo(compareWith, [&] { otherResult = other->run(method, inputs, options); });
+        attributeErrorsTo(compareWith, [&] {
+          seedRandomKernels(setup.seed);
+          otherResult = other->run(method, inputs, options);
+        });
         bad += reportDifferences(otherResult.outputs, result.outputs, tol,
                                  "'" + compareWith + "' vs '" + input + "'" +
                                      (methods.size() > 1 ? " (method " + method + ")" : ""));

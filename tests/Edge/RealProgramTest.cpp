@@ -341,3 +341,16 @@ TEST_CASE("batch_norm in training mode updates the running statistics as buffer 
   CHECK(targetOf(*update).qualifiedName() == "aten::add.Tensor");
   CHECK_FALSE(g.tensorValues.contains("mean_written"));
 }
+
+TEST_CASE("optional-tensor-lists retypes Tensor?[] arguments written as Tensor[]", "[edge][lists]") {
+  GraphBuilder b;
+  b.input("x", F32, {4, 5}).input("i", ScalarType::Long, {2}).input("j", ScalarType::Long, {2});
+  b.aten("index.Tensor", {pos("self", T("x")), pos("indices", Argument::tensors({"i", "j"}))}, "y", F32, {2});
+  b.aten("cat.default", {pos("tensors", Argument::tensors({"y", "y"}))}, "z", F32, {4});
+  b.output("z");
+  Program p = programOf(b.ep);
+  edge::optionalTensorLists(p);
+  CHECK(arg(graphOf(p).nodes[0], "indices").kind == ArgKind::OptionalTensors);
+  CHECK(arg(graphOf(p).nodes[0], "indices").names == std::vector<std::string>{"i", "j"});
+  CHECK(arg(graphOf(p).nodes[1], "tensors").kind == ArgKind::Tensors); // Tensor[] stays
+}

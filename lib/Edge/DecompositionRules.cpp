@@ -926,7 +926,11 @@ struct Expander {
         const SchemaArgument *sa = schema->argument(name);
         Val v = evaluate(expr, scope);
         values[name] = v;
-        if (v.k == Val::K::None && sa->defaultValue && !sa->type.optional) continue;
+        // Left at its default, as torch.export writes calls: a None for an argument
+        // defaulting to None, or a None standing for "the default".
+        if (v.k == Val::K::None && sa->defaultValue &&
+            (!sa->type.optional || sa->defaultValue->kind == SchemaDefault::Kind::None))
+          continue;
         Argument a = builder.build(v, sa->type);
         if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
         args.push_back(sa->kwargOnly ? keyword(name, std::move(a)) : positional(name, std::move(a)));

@@ -19,11 +19,16 @@ namespace {
 struct Emitter {
   Graph &graph;
   const Node &origin;
+  FreshNames fresh;
   std::vector<Node> nodes;
 
   std::string call(const char *name, const char *overload, std::vector<NamedArgument> args, TensorMeta meta,
                    const std::string &result = "") {
-    std::string out = result.empty() ? addTensorValue(graph, name, std::move(meta)) : result;
+    std::string out = result;
+    if (out.empty()) {
+      out = fresh(name);
+      graph.tensorValues.set(out, std::move(meta));
+    }
     nodes.push_back(makeCall(atenTarget("aten", name, overload), std::move(args), out, &origin));
     return out;
   }
@@ -110,7 +115,7 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
   if (hx.size() != 2 || params.size() != perLayer * size_t(layers) || node.outputs.size() != 3)
     throw Error("lstm arguments do not match num_layers/has_biases (projections are not supported)", {}, where);
 
-  Emitter e{g, node, {}};
+  Emitter e{g, node, FreshNames(g), {}};
   std::string layerInput = requireArg(node, "input").name;
   auto inSizes = e.sizes(layerInput);
   if (inSizes.size() != 3) throw Error("unbatched lstm input is not supported", {}, where);

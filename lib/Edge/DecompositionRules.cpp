@@ -559,6 +559,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
 /// Builds arguments of one new call, creating sym_size.int nodes for symbolic sizes.
 struct ArgumentBuilder {
   Graph &graph;
+  FreshNames &fresh;
   std::vector<Node> &emitted;
   std::map<std::pair<std::string, size_t>, std::string> &symCache;
   const std::vector<std::string> &sources; // tensors whose sizes may provide symbols
@@ -587,7 +588,7 @@ struct ArgumentBuilder {
           s.name = it->second;
           return s;
         }
-        std::string name = graph.freshName("sym_size_int");
+        std::string name = fresh("sym_size_int");
         Node n = makeCall(atenTarget("aten", "sym_size", "int"),
                           {positional("self", Argument::tensor(t)), positional("dim", Argument::integer(int64_t(d)))},
                           "", origin);
@@ -849,6 +850,7 @@ namespace {
 
 struct Expander {
   Graph &graph;
+  FreshNames fresh;
   const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &byOp;
   std::map<std::pair<std::string, size_t>, std::string> symCache;
   std::unordered_map<std::string, std::string> renamed; // removed value -> replacement
@@ -917,7 +919,7 @@ struct Expander {
     for (const auto &in : node.inputs) in.arg.collectTensorNames(sources);
     for (const auto &step : rule.steps) {
       const OpSchema *schema = table.lookup(step.op);
-      ArgumentBuilder builder{graph, emitted, symCache, sources, &node, scope};
+      ArgumentBuilder builder{graph, fresh, emitted, symCache, sources, &node, scope};
       builder.allowInferred = schema->name == "view" || schema->name == "view_copy" || schema->name == "reshape";
       std::vector<NamedArgument> args;
       std::string firstTensor;
@@ -956,7 +958,8 @@ struct Expander {
           continue;
         }
         TensorMeta meta = newMeta(step, *schema, values, outName, firstTensor, scope);
-        std::string name = addTensorValue(graph, outName, meta);
+        std::string name = fresh(outName);
+        graph.tensorValues.set(name, meta);
         scope.vars[outName] = Val::tensor(name);
         call.outputs.push_back(Argument::tensor(name));
       }
@@ -1061,7 +1064,7 @@ size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &kee
   std::unordered_map<std::string, std::vector<const Rule *>> byOp;
   for (const auto &r : rules_) byOp[r->match].push_back(r.get());
   for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
-  Expander ex{graph, byOp, {}, {}, 0};
+  Expander ex{graph, FreshNames(graph), byOp, {}, {}, 0};
   std::vector<Node> old = std::move(graph.nodes);
   graph.nodes.clear();
   graph.nodes.reserve(old.size());

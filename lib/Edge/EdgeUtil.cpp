@@ -48,6 +48,21 @@ std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta met
   return name;
 }
 
+std::string FreshNames::operator()(const std::string &base) {
+  auto used = [&](const std::string &n) {
+    return graph_.tensorValues.contains(n) || graph_.symIntValues.contains(n) || graph_.symBoolValues.contains(n) ||
+           graph_.symFloatValues.contains(n) || graph_.customObjValues.contains(n);
+  };
+  int &k = next_[base];
+  for (;; ++k) {
+    std::string candidate = k == 0 ? base : base + "_" + std::to_string(k);
+    if (!used(candidate)) {
+      ++k;
+      return candidate;
+    }
+  }
+}
+
 TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const Device &device) {
   TensorMeta m;
   m.dtype = dtype;
@@ -148,6 +163,26 @@ void renameValue(ExportedProgram &ep, const std::string &from, const std::string
     (void)m;
     g.tensorValues = std::move(renamed);
   }
+}
+
+void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {
+  auto fix = [&](Argument &arg) {
+    auto one = [&](std::string &s) {
+      if (auto it = renames.find(s); it != renames.end()) s = it->second;
+    };
+    if (arg.kind == ArgKind::Tensor || arg.kind == ArgKind::OptionalTensor) one(arg.name);
+    if (arg.kind == ArgKind::Tensors || arg.kind == ArgKind::OptionalTensors)
+      for (auto &n : arg.names) one(n);
+  };
+  for (Node &n : ep.graph.nodes)
+    for (auto &in : n.inputs) fix(in.arg);
+  for (auto &o : ep.graph.outputs) fix(o);
+  for (auto &spec : ep.signature.outputSpecs) fix(spec.arg);
+  OrderedMap<TensorMeta> kept;
+  kept.reserve(ep.graph.tensorValues.size());
+  for (auto &[name, meta] : ep.graph.tensorValues)
+    if (!renames.count(name)) kept.set(name, meta);
+  ep.graph.tensorValues = std::move(kept);
 }
 
 std::string userFrame(const Node &node) {

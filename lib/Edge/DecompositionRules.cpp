@@ -6,7 +6,8 @@
 // and the values of earlier steps. Expressions are small: literals, lists,
 // + - * // / on ints (symbolic sizes included, see SymSize.h) and floats,
 // comparisons, and/or/not, indexing and slicing, .shape/.dtype/.rank of
-// tensors, and a few functions (len, range, swap, dim, coalesce, sqrt, prod).
+// tensors, and a few functions (len, range, swap, set, fill, dim, coalesce,
+// sqrt, prod).
 // Each new value gets metadata from its step's `meta` entry (or that of the
 // step's first tensor argument); a step output named `out`/`outN` reuses the
 // matched node's value and metadata. Symbolic sizes passed to SymInt
@@ -467,6 +468,12 @@ private:
       if (i < 0 || i >= n) fail("set index out of range");
       l.list[size_t(i)] = a[2];
       return l;
+    }
+    if (fn == "fill") { // fill(list, n): a one-element list repeated to n elements (int[2] stride=[2])
+      arity(2);
+      if (a[0].k != Val::K::List) return Val::ofList(std::vector<Val>(size_t(concrete(a[1], "fill length")), a[0]));
+      if (a[0].list.size() == 1) return Val::ofList(std::vector<Val>(size_t(concrete(a[1], "fill length")), a[0].list[0]));
+      return a[0];
     }
     if (fn == "coalesce") {
       for (auto &v : a)

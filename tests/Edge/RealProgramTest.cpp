@@ -354,3 +354,68 @@ TEST_CASE("optional-tensor-lists retypes Tensor?[] arguments written as Tensor[]
   CHECK(arg(graphOf(p).nodes[0], "indices").names == std::vector<std::string>{"i", "j"});
   CHECK(arg(graphOf(p).nodes[1], "tensors").kind == ArgKind::Tensors); // Tensor[] stays
 }
+
+TEST_CASE("rules: causal sdpa builds the lower-triangle mask; GQA repeats key/value heads", "[edge][rules][attention]") {
+  GraphBuilder b;
+  b.input("q", F32, {1, 4, 3, 8}).input("k", F32, {1, 2, 3, 8}).input("v", F32, {1, 2, 3, 8});
+  b.aten("scaled_dot_product_attention.default",
+         {pos("query", T("q")), pos("key", T("k")), pos("value", T("v")), pos("is_causal", Argument::boolean(true)),
+          kw("enable_gqa", Argument::boolean(true))},
+         "o", F32, {1, 4, 3, 8});
+  b.output("o");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  REQUIRE(t.size() > 6);
+  // GQA: [1, 2, 3, 8] -> unsqueeze [1, 2, 1, 3, 8] -> expand [1, 2, 2, 3, 8] -> view [1, 4, 3, 8].
+  CHECK(t[0] == "aten::unsqueeze");
+  CHECK(t[1] == "aten::expand");
+  CHECK(arg(g.nodes[1], "size").ints == Ints{1, 2, 2, 3, 8});
+  CHECK(arg(g.nodes[2], "size").ints == Ints{1, 4, 3, 8});
+  // Causal: cols <= rows over aranges, as a boolean [3, 3] mask, then the where bias.
+  auto le = std::find(t.begin(), t.end(), "aten::le.Tensor");
+  REQUIRE(le != t.end());
+  const Node &mask = g.nodes[size_t(le - t.begin())];
+  CHECK(metaOf(g, mask.outputs[0].name).dtype == ScalarType::Bool);
+  CHECK(sizesOf(g, mask.outputs[0].name) == Ints{3, 3});
+  CHECK(std::find(t.begin(), t.end(), "aten::where.self") != t.end());
+  CHECK(std::count(t.begin(), t.end(), "aten::bmm") == 2);
+  CHECK(std::count(t.begin(), t.end(), "aten::scaled_dot_product_attention") == 0);
+}
+
+TEST_CASE("rules: conv_transpose2d -> convolution(transposed), upsample_nearest2d -> .vec", "[edge][rules]") {
+  GraphBuilder b;
+  b.input("x", F32, {1, 4, 5, 5}).param("w", "ct.weight", F32, {4, 2, 3, 3});
+  b.aten("conv_transpose2d.input", {pos("input", T("x")), pos("weight", T("w")), pos("stride", Argument::ints_({2}))}, "y",
+         F32, {1, 2, 11, 11});
+  b.aten("upsample_nearest2d.default", {pos("self", T("y")), pos("output_size", Argument::ints_({22, 22}))}, "z", F32,
+         {1, 2, 22, 22});
+  b.output("z");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::convolution", "aten::upsample_nearest2d.vec"});
+  CHECK(arg(g.nodes[0], "transposed").intValue == 1);
+  CHECK(arg(g.nodes[0], "stride").ints == Ints{2, 2});
+  CHECK(arg(g.nodes[0], "padding").ints == Ints{0, 0});
+  CHECK(arg(g.nodes[0], "output_padding").ints == Ints{0, 0});
+  CHECK(arg(g.nodes[0], "bias").kind == ArgKind::None);
+  CHECK(arg(g.nodes[1], "output_size").ints == Ints{22, 22});
+}
+
+TEST_CASE("functionalize: out= calls become their functional op", "[edge][functionalize]") {
+  GraphBuilder b;
+  b.input("x", F32, {3}).input("y", F32, {3}).input("buf", F32, {3});
+  b.aten("add.out", {pos("self", T("x")), pos("other", T("y")), kw("out", T("buf"))}, "add", F32, {3});
+  b.output("add");
+  Program p = programOf(b.ep);
+  edge::functionalize(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::add.Tensor"});
+  CHECK(argNames(g.nodes[0]) == std::vector<std::string>{"self", "other"});
+  auto &specs = methodOf(p).signature.outputSpecs;
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].kind == OutputKind::UserInputMutation);
+  CHECK(specs[0].target == "buf");
+}

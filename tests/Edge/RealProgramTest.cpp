@@ -419,3 +419,28 @@ TEST_CASE("functionalize: out= calls become their functional op", "[edge][functi
   CHECK(specs[0].kind == OutputKind::UserInputMutation);
   CHECK(specs[0].target == "buf");
 }
+
+TEST_CASE("decompose-rnn unrolls a two-layer gru", "[edge][rnn]") {
+  GraphBuilder b;
+  b.input("x", F32, {3, 1, 2}).input("h0", F32, {2, 1, 4});
+  b.param("w0", "g.w_ih0", F32, {12, 2}).param("u0", "g.w_hh0", F32, {12, 4});
+  b.param("w1", "g.w_ih1", F32, {12, 4}).param("u1", "g.w_hh1", F32, {12, 4});
+  Node &n = b.aten("gru.input",
+                   {pos("input", T("x")), pos("hx", T("h0")), pos("params", Argument::tensors({"w0", "u0", "w1", "u1"})),
+                    pos("has_biases", Argument::boolean(false)), pos("num_layers", Argument::integer(2)),
+                    pos("dropout", Argument::real(0)), pos("train", Argument::boolean(false)),
+                    pos("bidirectional", Argument::boolean(false)), pos("batch_first", Argument::boolean(false))},
+                   "out", F32, {3, 1, 4});
+  n.outputs.push_back(T("hn"));
+  b.ep.graph.tensorValues.set("hn", meta(F32, {2, 1, 4}));
+  b.output("out");
+  Program p = programOf(b.ep);
+  edge::decomposeRnn(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  CHECK(std::count(t.begin(), t.end(), "aten::mm") == 12); // 2 layers x 3 steps x (input, hidden)
+  CHECK(std::count(t.begin(), t.end(), "aten::tanh") == 6);
+  CHECK(std::count(t.begin(), t.end(), "aten::sub.Tensor") == 6);
+  CHECK(g.nodes.back().outputs[0].name == "hn");
+  CHECK(sizesOf(g, "hn") == Ints{2, 1, 4});
+}

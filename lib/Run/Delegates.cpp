@@ -12,9 +12,7 @@ void copyTensorInto(Tensor &dst, const Tensor &src, const std::string &what) {
   if (dst.dtype != src.dtype)
     throw Error(what + " has dtype " + shortName(src.dtype) + "; its destination holds " + shortName(dst.dtype));
   if (dst.sizes != src.sizes) dst.resize(src.sizes);
-  std::vector<size_t> from = logicalByteOffsets(src), to = logicalByteOffsets(dst);
-  size_t elem = elementSize(src.dtype);
-  for (size_t i = 0; i < from.size(); ++i) std::memcpy(dst.data + to[i], src.data + from[i], elem);
+  copyElements(dst, src);
 }
 
 namespace {
@@ -117,7 +115,7 @@ void runSubgraphJsonBackend(const std::string &blob, std::span<Value *> args, co
   if (numInputs > args.size()) throw Error(std::string(kSubgraphJsonBackend) + ": the call passes fewer arguments than the subgraph's inputs");
   std::vector<Value> inputs;
   for (size_t i = 0; i < numInputs; ++i) inputs.push_back(*args[i]);
-  std::vector<Value> results = runExportedProgram(owner, ep, inputs, options);
+  std::vector<Value> results = runExportedProgram(owner, ep, inputs, options, "<ExirSubgraphJson blob>/graph_module/graph");
   if (results.size() != args.size() - numInputs)
     throw Error(std::string(kSubgraphJsonBackend) + ": the subgraph returns " + std::to_string(results.size()) +
                 " values; the call has " + std::to_string(args.size() - numInputs) + " outputs");

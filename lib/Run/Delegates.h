@@ -4,8 +4,9 @@
 // blob: BackendWithCompilerDemo with the semantics of upstream's runtime test
 // backend (pte-format.md §7.5: records parsed from the blob, add / mm / sin
 // hard-wired to argument positions, sin as x - x^3/6), ExirSubgraphJson by
-// interpreting the subgraph its blob holds. Any other backend runs the
-// original subgraph when the artifact keeps one, else fails with a clear error.
+// interpreting the subgraph its blob holds (a .pte has nothing else). In a
+// graph program every other backend runs the original subgraph the artifact
+// keeps (it has the delegate's constants); without one, a clear error.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,9 +31,10 @@ void runBackendBlob(const std::string &backendId, const std::string &blob,
 
 /// Runs an (unplanned) ExportedProgram on its user inputs; its constants come
 /// from `owner`'s constant table. Used for delegates' original subgraphs and
-/// cond branches.
+/// cond branches. `where` is the graph's JSON pointer, for errors.
 std::vector<Value> runExportedProgram(const Program &owner, const ExportedProgram &ep,
-                                      const std::vector<Value> &userInputs, const RunOptions &options);
+                                      const std::vector<Value> &userInputs, const RunOptions &options,
+                                      const std::string &where);
 
 /// Copies `src` into `dst` (resizing dst within its bound; dtypes must agree).
 void copyTensorInto(Tensor &dst, const Tensor &src, const std::string &what);

@@ -21,7 +21,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace exir::run {
 
@@ -94,9 +96,21 @@ bool scalarTruth(const Value &v, const std::string &what) {
 class GraphRun {
 public:
   GraphRun(const Program &program, const ExportedProgram &ep, const Graph &graph, const MemoryPlan *plan,
-           const RunOptions &options, RunResult *record)
-      : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record) {
+           const RunOptions &options, RunResult *record, std::string where)
+      : program_(program), ep_(ep), graph_(graph), plan_(plan), options_(options), record_(record),
+        where_(std::move(where)) {
     if (plan_) {
+      // Inputs and outputs, and the allocs whose storage an output is.
+      auto aliases = plan::storageAliases(graph_);
+      for (const auto *list : {&graph_.inputs, &graph_.outputs})
+        for (const auto &a : *list) {
+          std::vector<std::string> names;
+          a.collectTensorNames(names);
+          for (const auto &n : names) {
+            boundary_.insert(n);
+            boundary_.insert(plan::storageRoot(aliases, n));
+          }
+        }
       arenas_.resize(plan_->bufferSizes.size());
       for (size_t k = 1; k < plan_->bufferSizes.size(); ++k)
         arenas_[k] = std::make_shared<std::vector<uint8_t>>(plan_->bufferSizes[k], options_.poison);
@@ -147,7 +161,7 @@ public:
       try {
         runNode(node);
       } catch (Error &e) {
-        e.withLocation("node " + std::to_string(i) + " (" + node.displayName() + ", " + node.target + ")");
+        e.withLocation(where_ + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")");
         throw;
       }
     }
@@ -213,10 +227,10 @@ private:
                     std::to_string(meta->sizes.size()));
       for (size_t d = 0; d < in.sizes.size(); ++d) {
         const SymInt &s = meta->sizes[d];
-        int64_t bound = bound_(s);
-        if ((!s.isExpr && in.sizes[d] != s.value) || (s.isExpr && in.sizes[d] > bound))
+        std::optional<int64_t> bound = upperBoundOf(s);
+        if ((!s.isExpr && in.sizes[d] != s.value) || (s.isExpr && bound && in.sizes[d] > *bound))
           throw Error("input '" + arg.name + "' has size " + std::to_string(in.sizes[d]) + " in dim " + std::to_string(d) +
-                      (s.isExpr ? "; the upper bound is " : "; the method takes ") + std::to_string(bound));
+                      (s.isExpr ? "; the upper bound is " : "; the method takes ") + std::to_string(*bound));
         if (s.isExpr && isIdentifier(s.expr)) env_[s.expr] = std::make_shared<Value>(Value::of(in.sizes[d]));
       }
     }
@@ -225,19 +239,14 @@ private:
       copyTensorInto(v->toTensor(), in, "input '" + arg.name + "'");
       env_[arg.name] = v;
     } else {
-      Tensor copy = contiguousCopy(in);
-      if (meta) {
+      // Unplanned: the runtime would alias the caller's tensor; we keep a copy
+      // in the input's dim order, growable as any unplanned value.
+      Tensor copy = Tensor::make(in.dtype, in.sizes);
+      if (meta && meta->sizes.size() == in.sizes.size()) {
         std::vector<int64_t> order = meta->dimOrder();
-        if (order.size() == copy.sizes.size()) {
-          Tensor placed = copy;
-          placed.owned = std::make_shared<std::vector<uint8_t>>(copy.nbytes());
-          placed.data = placed.owned->data();
-          placed.capacity = placed.owned->size();
-          placed.dimOrder.assign(order.begin(), order.end());
-          copyTensorInto(placed, copy, "input '" + arg.name + "'");
-          copy = std::move(placed);
-        }
+        copy.dimOrder.assign(order.begin(), order.end());
       }
+      copyTensorInto(copy, in, "input '" + arg.name + "'");
       copy.growable = true;
       env_[arg.name] = std::make_shared<Value>(Value::of(std::move(copy)));
     }
@@ -248,14 +257,16 @@ private:
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '_'; });
   }
 
-  int64_t bound_(const SymInt &s) const {
+  std::optional<int64_t> upperBoundOf(const SymInt &s) const {
     if (!s.isExpr) return s.value;
     try {
       return plan::upperBound(s, ep_);
     } catch (const Error &) {
-      return 0; // unbounded: the kernel resizes an owned tensor
+      return std::nullopt;
     }
   }
+  /// Sizes to allocate: unbounded dims start at 0 (the kernel resizes an owned tensor).
+  int64_t bound_(const SymInt &s) const { return upperBoundOf(s).value_or(0); }
 
   ValuePtr lookup(const std::string &name) const {
     auto it = env_.find(name);
@@ -295,6 +306,10 @@ private:
       t.capacity = bytes;
       t.growable = false;
     } else {
+      // In a planned program only inputs and outputs may be unplanned (the
+      // caller provides them); the runtime gives any other tensor no memory.
+      if (plan_ && !boundary_.count(name))
+        throw Error("tensor '" + name + "' has no placement in the memory plan");
       t = Tensor::make(meta->dtype, sizes);
       t.growable = true;
     }
@@ -520,6 +535,9 @@ private:
   }
 
   void runSymOp(const Node &node, const OpTarget &t) {
+    if (t.name == "getitem")
+      throw Error("a standalone getitem: serialized graphs give a multi-output node its results directly "
+                  "(the serializer folds getitem away), and exir-run reads only that form");
     std::string kernelName = primKernelOf(t);
     const KernelFn *fn = KernelRegistry::global().find(kernelName);
     if (!fn) throw Error("exir-run has no kernel for " + kernelName);
@@ -550,13 +568,18 @@ private:
     std::vector<std::string> names;
     for (const auto &o : node.outputs) o.collectTensorNames(names);
     for (const auto &n : names) holders.push_back(allocTensor(n));
-    if (isKnownBackend(d->backendId)) {
+    // The demo backend runs its blob (its numbers differ from the subgraph's);
+    // any other backend runs the original subgraph, which has its constants,
+    // and only without one its blob.
+    bool blobFirst = d->backendId == "BackendWithCompilerDemo";
+    if (isKnownBackend(d->backendId) && (blobFirst || !d->original)) {
       std::vector<Value *> args;
       for (const auto &h : holders) args.push_back(h.get());
       runBackendBlob(d->backendId, dataRefBytes(d->processed, program_.baseDirectory), d->compileSpecs,
                      std::span<Value *>(args), options_);
     } else if (d->original) {
-      std::vector<Value> results = runExportedProgram(program_, *d->original, inputs, options_);
+      std::vector<Value> results = runExportedProgram(program_, *d->original, inputs, options_,
+                                                      "/delegates/" + moduleName + "/original_module/graph_module/graph");
       if (results.size() != names.size())
         throw Error("delegate '" + moduleName + "' original subgraph returns " + std::to_string(results.size()) +
                     " values; the call takes " + std::to_string(names.size()));
@@ -582,7 +605,8 @@ private:
     } else {
       operands.push_back(*toValue(ops, nullptr));
     }
-    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr);
+    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr,
+                 where_ + "/" + (branch.graphName.empty() ? std::string(pred ? "true_graph" : "false_graph") : branch.graphName));
     sub.bindInputs(operands, true);
     sub.runNodes();
     std::vector<Value> results = sub.outputs(false);
@@ -610,6 +634,8 @@ private:
   RunResult *record_;
   std::vector<std::shared_ptr<std::vector<uint8_t>>> arenas_; // [mem_id]
   std::unordered_map<std::string, ValuePtr> env_;
+  std::unordered_set<std::string> boundary_; // planned programs: graph inputs and outputs
+  std::string where_;                          // JSON pointer of the graph, for errors
 };
 
 class GraphExecutable final : public Executable {
@@ -640,7 +666,16 @@ public:
         info.dtype = meta->dtype;
         for (const auto &s : meta->sizes) {
           info.dynamic |= s.isExpr;
-          info.sizes.push_back(s.isExpr ? plan::upperBound(s, ep) : s.value);
+          int64_t size = s.value;
+          if (s.isExpr) {
+            // Unbounded symbols: the traced hint, else 1 (the caller may give --sizes).
+            try {
+              size = plan::upperBound(s, ep);
+            } catch (const Error &) {
+              size = s.hint.value_or(1);
+            }
+          }
+          info.sizes.push_back(size);
         }
         for (int64_t d : meta->dimOrder()) info.dimOrder.push_back(uint8_t(d));
       } else {
@@ -658,7 +693,8 @@ public:
   RunResult run(const std::string &methodName, const std::vector<Value> &inputs, const RunOptions &options) override {
     const Method &m = method(methodName);
     RunResult result;
-    GraphRun run(program_, m.program, m.program.graph, m.plan ? &*m.plan : nullptr, options, &result);
+    GraphRun run(program_, m.program, m.program.graph, m.plan ? &*m.plan : nullptr, options, &result,
+                 "/methods/" + methodName + "/graph_module/graph");
     run.bindInputs(inputs, false);
     run.runNodes();
     result.outputs = run.outputs(true);
@@ -678,8 +714,9 @@ private:
 } // namespace
 
 std::vector<Value> runExportedProgram(const Program &owner, const ExportedProgram &ep,
-                                      const std::vector<Value> &userInputs, const RunOptions &options) {
-  GraphRun run(owner, ep, ep.graph, nullptr, options, nullptr);
+                                      const std::vector<Value> &userInputs, const RunOptions &options,
+                                      const std::string &where) {
+  GraphRun run(owner, ep, ep.graph, nullptr, options, nullptr, where);
   run.bindInputs(userInputs, false);
   run.runNodes();
   return run.outputs(true);

@@ -5,6 +5,7 @@
 #include "Support/FileIO.h"
 
 #include <cstring>
+#include <functional>
 
 namespace exir::run {
 
@@ -115,7 +116,8 @@ Tensor readNpyFile(const std::string &path) {
   }
 }
 
-std::string encodeNpy(const Tensor &t) {
+namespace {
+std::string npyHeader(const Tensor &t) {
   std::string descr = npyDescr(t.dtype);
   if (descr.empty()) throw Error(std::string("dtype ") + shortName(t.dtype) + " has no .npy equivalent");
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
@@ -133,11 +135,32 @@ std::string encodeNpy(const Tensor &t) {
   size_t len = header.size();
   for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) out += char((len >> (8 * i)) & 0xFF);
   out += header;
-  Tensor c = t.isContiguous() ? t : contiguousCopy(t);
-  out.append(reinterpret_cast<const char *>(c.data), c.nbytes());
   return out;
 }
 
-void writeNpyFile(const std::string &path, const Tensor &t) { writeFileAtomically(path, encodeNpy(t)); }
+/// Calls sink with the header, then the data in logical order.
+void emitNpy(const Tensor &t, const std::function<void(const char *, size_t)> &sink) {
+  std::string header = npyHeader(t);
+  sink(header.data(), header.size());
+  if (t.isContiguous()) {
+    sink(reinterpret_cast<const char *>(t.data), t.nbytes());
+  } else {
+    Tensor c = contiguousCopy(t);
+    sink(reinterpret_cast<const char *>(c.data), c.nbytes());
+  }
+}
+} // namespace
+
+std::string encodeNpy(const Tensor &t) {
+  std::string out;
+  emitNpy(t, [&](const char *p, size_t n) { out.append(p, n); });
+  return out;
+}
+
+void writeNpyFile(const std::string &path, const Tensor &t) {
+  writeFileAtomically(path, [&](std::ostream &os) {
+    emitNpy(t, [&](const char *p, size_t n) { os.write(p, std::streamsize(n)); });
+  });
+}
 
 } // namespace exir::run

@@ -16,6 +16,7 @@
 #include "Run/TensorData.h"
 #include "Support/Error.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -127,7 +128,7 @@ private:
     case 2: v = Value::of(std::get<pte::Int>(ev).intVal); return;
     case 3: v = Value::of(std::get<pte::Bool>(ev).boolVal); return;
     case 4: v = Value::of(std::get<pte::Double>(ev).doubleVal); return;
-    case 5: v = Value::of(parseTensor(std::get<pte::Tensor>(ev))); return;
+    case 5: v = Value::of(parseTensor(std::get<pte::Tensor>(ev), i)); return;
     case 6: v.v = std::get<pte::String>(ev).stringVal; return;
     case 7: for (int64_t id : std::get<pte::IntList>(ev).items) checkedIndex(id, "IntList item"); return;
     case 8: v.v = std::get<pte::DoubleList>(ev).items; return;
@@ -146,7 +147,7 @@ private:
     }
   }
 
-  Tensor parseTensor(const pte::Tensor &p) {
+  Tensor parseTensor(const pte::Tensor &p, size_t index) {
     if (p.storageOffset != 0) throw Error("tensor storage_offset must be 0 (NotSupported)");
     if (elementSize(p.scalarType) == 0) throw Error("tensor has an invalid scalar type");
     if (p.shapeDynamism == pte::TensorShapeDynamism::DynamicUnbound)
@@ -160,6 +161,9 @@ private:
       if (d >= p.sizes.size() || seen[d]) throw Error("tensor dim_order is not a permutation of 0..rank-1");
       seen[d] = true;
     }
+    if (p.extraTensorInfo && p.extraTensorInfo->location == pte::TensorDataLocation::External)
+      throw Error("tensor '" + p.extraTensorInfo->fullyQualifiedName.value_or("?") +
+                  "' is an external constant (in a .ptd file), which exir-run does not read");
     Tensor t;
     t.dtype = p.scalarType;
     for (int32_t s : p.sizes) {
@@ -206,7 +210,13 @@ private:
       return c;
     }
     // Neither planned nor constant: an input the caller provides, or an output
-    // buffer the caller must set; we give it owned memory of the declared size.
+    // buffer the caller must set (set_output_data_ptr); we give those owned
+    // memory of the declared size. Anything else has no memory in the runtime.
+    bool boundary = std::find(plan_.inputs.begin(), plan_.inputs.end(), int32_t(index)) != plan_.inputs.end() ||
+                    std::find(plan_.outputs.begin(), plan_.outputs.end(), int32_t(index)) != plan_.outputs.end();
+    if (!boundary && nbytes > 0)
+      throw Error("tensor of " + std::to_string(nbytes) +
+                  " bytes is neither planned, a constant, an input nor an output: the runtime gives it no memory");
     Tensor owned = Tensor::make(t.dtype, t.sizes);
     owned.dimOrder = t.dimOrder;
     owned.growable = false;

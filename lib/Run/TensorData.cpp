@@ -2,6 +2,7 @@
 #include "Run/TensorData.h"
 #include "Support/Error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -91,29 +92,52 @@ void storeElement(ScalarType dtype, uint8_t *p, double d) {
   }
 }
 
+/// Calls fn(i, byteOffset) for every logical element i; contiguous tensors
+/// skip the offset table (a 512 MiB output must not cost 1 GiB of offsets).
+template <typename Fn> void forEachElement(const Tensor &t, Fn &&fn) {
+  size_t n = size_t(std::max<int64_t>(t.numel(), 0)), elem = elementSize(t.dtype);
+  if (t.isContiguous()) {
+    for (size_t i = 0; i < n; ++i) fn(i, i * elem);
+    return;
+  }
+  std::vector<size_t> offsets = logicalByteOffsets(t);
+  for (size_t i = 0; i < n; ++i) fn(i, offsets[i]);
+}
+
 } // namespace
 
 std::vector<double> toDoubles(const Tensor &t) {
-  std::vector<size_t> offsets = logicalByteOffsets(t);
-  std::vector<double> out(offsets.size());
-  for (size_t i = 0; i < offsets.size(); ++i) out[i] = loadElement(t.dtype, t.data + offsets[i]);
+  std::vector<double> out(size_t(std::max<int64_t>(t.numel(), 0)));
+  forEachElement(t, [&](size_t i, size_t off) { out[i] = loadElement(t.dtype, t.data + off); });
   return out;
 }
 
 void fillFromDoubles(Tensor &t, const std::vector<double> &values) {
-  std::vector<size_t> offsets = logicalByteOffsets(t);
-  if (offsets.size() != values.size())
+  if (size_t(std::max<int64_t>(t.numel(), 0)) != values.size())
     throw InternalError("fillFromDoubles: " + std::to_string(values.size()) + " values for " +
-                        std::to_string(offsets.size()) + " elements");
-  for (size_t i = 0; i < offsets.size(); ++i) storeElement(t.dtype, t.data + offsets[i], values[i]);
+                        std::to_string(t.numel()) + " elements");
+  forEachElement(t, [&](size_t i, size_t off) { storeElement(t.dtype, t.data + off, values[i]); });
 }
 
 Tensor contiguousCopy(const Tensor &t) {
   Tensor out = Tensor::make(t.dtype, t.sizes);
-  std::vector<size_t> offsets = logicalByteOffsets(t);
+  if (t.isContiguous()) {
+    if (out.nbytes()) std::memcpy(out.data, t.data, out.nbytes());
+    return out;
+  }
   size_t elem = elementSize(t.dtype);
-  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(out.data + i * elem, t.data + offsets[i], elem);
+  forEachElement(t, [&](size_t i, size_t off) { std::memcpy(out.data + i * elem, t.data + off, elem); });
   return out;
+}
+
+void copyElements(Tensor &dst, const Tensor &src) {
+  if (dst.isContiguous() && src.isContiguous()) {
+    if (src.nbytes()) std::memcpy(dst.data, src.data, src.nbytes());
+    return;
+  }
+  std::vector<size_t> to = logicalByteOffsets(dst);
+  size_t elem = elementSize(src.dtype);
+  forEachElement(src, [&](size_t i, size_t off) { std::memcpy(dst.data + to[i], src.data + off, elem); });
 }
 
 } // namespace exir::run

@@ -23,6 +23,9 @@ std::vector<double> toDoubles(const Tensor &t);
 /// A fresh contiguous owned copy with the same logical contents.
 Tensor contiguousCopy(const Tensor &t);
 
+/// Copies the logical contents of `src` into `dst` (same dtype and sizes).
+void copyElements(Tensor &dst, const Tensor &src);
+
 /// Writes `values` (logical order, converted to t's dtype) into `t`.
 void fillFromDoubles(Tensor &t, const std::vector<double> &values);
 

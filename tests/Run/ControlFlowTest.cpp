@@ -81,10 +81,13 @@ TEST_CASE("run: a .pte cond (JumpFalseCall / MoveCall) runs one branch", "[run][
   plan.name = "forward";
   plan.values = {pteTensor(F32, {2}), pteTensor(F32, {2}), pte::Bool{false}, pteTensor(F32, {2}),
                  pteTensor(F32, {2}), pte::Int{1},        pteTensor(F32, {2}), pte::Bool{false}};
+  // The branch results are planned (unplanned intermediates have no memory in the runtime).
+  std::get<pte::Tensor>(plan.values[3]).allocationInfo = pte::AllocationDetails::at(1, 0);
+  std::get<pte::Tensor>(plan.values[4]).allocationInfo = pte::AllocationDetails::at(1, 16);
   plan.inputs = {0, 1, 2};
   plan.outputs = {6};
   plan.operators = {{"aten::add", "out"}, {"aten::mul", "out"}};
-  plan.nonConstBufferSizes = {0, 0};
+  plan.nonConstBufferSizes = {0, 32};
   pte::Chain chain;
   chain.instructions = {
       pte::JumpFalseCall{2, 4},

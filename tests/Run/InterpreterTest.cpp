@@ -144,6 +144,13 @@ TEST_CASE("run: planned tensors outside their arena are refused", "[run]") {
     auto exe = makePteExecutable(pte);
     CHECK_THROWS_WITH(exe->run("forward", chainInputs, RunOptions{}), Catch::Contains("memory_id 0"));
   }
+  SECTION("graph: an intermediate left out of the plan") {
+    auto &allocations = plan.methods.find("forward")->plan->allocations;
+    auto aliases = plan::storageAliases(plan.methods.find("forward")->program.graph);
+    allocations.erase(plan::storageRoot(aliases, "a"));
+    auto exe = makeGraphExecutable(plan);
+    CHECK_THROWS_WITH(exe->run("forward", chainInputs, RunOptions{}), Catch::Contains("has no placement in the memory plan"));
+  }
   SECTION("graph: an arena too small for the plan") {
     plan.methods.find("forward")->plan->bufferSizes[1] = 16;
     auto exe = makeGraphExecutable(plan);
@@ -165,6 +172,24 @@ TEST_CASE("run: KernelCalls are checked as the runtime checks them at load", "[r
     CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", chainInputs, RunOptions{}),
                       Catch::Contains("OperatorMissing") && Catch::Contains("aten::no_such_op.out"));
   }
+  SECTION("an intermediate with no memory") {
+    for (auto &v : plan.values)
+      if (auto *t = std::get_if<pte::Tensor>(&v); t && t->allocationInfo) {
+        t->allocationInfo.reset(); // the first planned tensor is input x: make it an intermediate
+        break;
+      }
+    plan.inputs.erase(plan.inputs.begin());
+    CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", {chainInputs[1]}, RunOptions{}),
+                      Catch::Contains("the runtime gives it no memory"));
+  }
+  SECTION("an external constant") {
+    pte::ExtraTensorInfo extra;
+    extra.fullyQualifiedName = "linear.weight";
+    extra.location = pte::TensorDataLocation::External;
+    std::get<pte::Tensor>(plan.values[0]).extraTensorInfo = extra;
+    CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", chainInputs, RunOptions{}),
+                      Catch::Contains("'linear.weight' is an external constant"));
+  }
   SECTION("wrong input dtype and size") {
     std::vector<Value> bad = chainInputs;
     bad[0] = floats({2, 3}, {1, 2, 3, 4, 5, 6});
@@ -184,6 +209,14 @@ TEST_CASE("run: a permute_copy whose output has dim order [1, 0] is refused", "[
   int32_t out = pte.executionPlan[0].outputs.at(0);
   std::get<pte::Tensor>(pte.executionPlan[0].values[size_t(out)]).dimOrder = {1, 0};
   CHECK_THROWS_WITH(makePteExecutable(pte)->run("forward", in, RunOptions{}), Catch::Contains("dim order"));
+  // The same in the planned program: strides that make the result column-major.
+  Graph &g = plan.methods.find("forward")->program.graph;
+  for (const char *name : {"p", "alloc"}) {
+    TensorMeta m = *g.tensorValues.find(name);
+    m.strides = {SymInt::of(1), SymInt::of(3)};
+    g.tensorValues.set(name, m);
+  }
+  CHECK_THROWS_WITH(makeGraphExecutable(plan)->run("forward", in, RunOptions{}), Catch::Contains("dim order"));
 }
 
 TEST_CASE("run: dynamic inputs run below their upper bound", "[run]") {

@@ -150,4 +150,16 @@ TEST_CASE("adaptive average pooling and upsampling", "[kernels][pool]") {
   checkClose(valuesOf(b4), {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
   callOut("aten::upsample_bilinear2d.vec_out", {&y, &s3, &align, &none, &b3});
   checkClose(valuesOf(b3), {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4});
+
+  // The non-vec forms take output_size plus optional scales.
+  Value n4b = outOf(), b4b = outOf();
+  callOut("aten::upsample_nearest2d.out", {&y, &s4, &none, &none, &n4b});
+  CHECK(valuesOf(n4b) == valuesOf(n4));
+  callOut("aten::upsample_bilinear2d.out", {&y, &s4, &noAlign, &none, &none, &b4b});
+  checkClose(valuesOf(b4b), valuesOf(b4));
+  // A given scale drives the index mapping: 3 outputs with scale 3 read rows 0, 0, 0.
+  Value s31 = intList({3, 1}), three = Value::of(3.0), n31 = outOf();
+  Value col = floats({1, 1, 2, 1}, {1, 2});
+  callOut("aten::upsample_nearest2d.out", {&col, &s31, &three, &none, &n31});
+  CHECK(valuesOf(n31) == Doubles{1, 1, 1});
 }

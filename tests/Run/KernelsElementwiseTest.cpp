@@ -245,6 +245,11 @@ TEST_CASE("activations", "[kernels][elementwise]") {
   Value relu = outOf();
   callOut("aten::relu.out", {&x, &relu});
   CHECK(valuesOf(relu) == std::vector<double>{0, 0, 0, 1, 3});
+  Value withNaN = floats({2}, {kNaN, -kInf}), reluNaN = outOf(), signNaN = outOf();
+  callOut("aten::relu.out", {&withNaN, &reluNaN});
+  checkClose(valuesOf(reluNaN), {kNaN, 0});
+  callOut("aten::sign.out", {&withNaN, &signNaN});
+  CHECK(valuesOf(signNaN) == std::vector<double>{0, -1});
 
   Value lo = f64(-2.0), hi = f64(2.0), ht = outOf();
   callOut("aten::hardtanh.out", {&x, &lo, &hi, &ht});

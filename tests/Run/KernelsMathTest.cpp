@@ -182,4 +182,12 @@ TEST_CASE("layer norm, group norm, batch norm", "[kernels][norm]") {
   Value nout = outOf(), nmean = outOf(), ninv = outOf(), nrets = tensorList({&nout, &nmean, &ninv});
   call("aten::_native_batch_norm_legit.no_stats_out", {&bx, &none, &none, &training, &momentum, &eps, &nout, &nmean, &ninv}, &nrets);
   checkClose(valuesOf(nout), {-1, -1, 1, 1});
+
+  Value inference = flag(false), nb = outOf(), nb1 = outOf(), nb2 = outOf(), nbrets = tensorList({&nb, &nb1, &nb2});
+  call("aten::native_batch_norm.out", {&bx, &bw, &bb, &rm, &rv, &inference, &momentum, &eps, &nb, &nb1, &nb2}, &nbrets);
+  CHECK(valuesOf(nb) == Doubles{0, 1, 1, 5});
+  Value nt = outOf(), nt1 = outOf(), nt2 = outOf();
+  call("aten::native_batch_norm.out", {&bx, &none, &none, &none, &none, &training, &momentum, &eps, &nt, &nt1, &nt2}, &nbrets);
+  checkClose(valuesOf(nt), {-1, -1, 1, 1});
+  checkClose(valuesOf(nt1), {2, 3});
 }

@@ -5,9 +5,13 @@
 # must agree on seeded random inputs. Extra words after a stem are its methods.
 set(EXIR_RUN_SEED_MODELS
   basic basic_dynamic simple_conv simple_conv_quantized lowerable_sin foo model_addmul m_linear_clamp
-  "encode_decode encode decode"
   # Delegated (BackendWithCompilerDemo): the .part.json, planned JSON and .pte agree.
   foo.delegated lowerable_sin.delegated composed)
+# Waiting for a kernel: encode/decode compute linear(x, randn(...)), and there
+# is no aten::randn.out yet. Its stages can only agree if randn draws the same
+# numbers in every run (--compare runs both files in one process). Move it
+# into the list above when that kernel lands.
+set(EXIR_RUN_SEED_MODELS_WAITING "encode_decode encode decode")
 # model_addmul.delegated is left out: its lone add delegate reads a fourth
 # delegate argument that does not exist in upstream's test backend too.
 

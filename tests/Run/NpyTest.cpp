@@ -51,6 +51,17 @@ TEST_CASE("npy: every supported dtype round-trips", "[run][npy]") {
   }
 }
 
+TEST_CASE("npy: version 2.0 headers (32-bit length) are read", "[run][npy]") {
+  std::string v1 = encodeNpy(floats({2}, {1.5, -2}));
+  size_t headerLen = uint8_t(v1[8]) | (size_t(uint8_t(v1[9])) << 8);
+  std::string v2 = std::string("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) v2 += char((headerLen >> (8 * i)) & 0xFF);
+  v2 += v1.substr(10);
+  Tensor t = parseNpy(v2);
+  CHECK(t.sizes == std::vector<int64_t>{2});
+  CHECK(toDoubles(t) == std::vector<double>{1.5, -2});
+}
+
 TEST_CASE("npy: a tensor in another dim order is written in logical order", "[run][npy]") {
   // Logical [[1, 2, 3], [4, 5, 6]] stored column-major (dim order [1, 0]).
   Tensor t = Tensor::make(ScalarType::Float, {2, 3});

@@ -13,6 +13,7 @@
 #include "Support/Error.h"
 #include "Tool/ToolMain.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -74,8 +75,13 @@ std::vector<Value> makeInputs(const Executable &exe, const std::string &method, 
   return values;
 }
 
-std::string methodFor(const Executable &exe, const std::string &requested) {
-  return requested.empty() ? defaultMethod(exe) : requested;
+/// The methods to run: the one asked for; else "forward" (or the only method);
+/// else every method.
+std::vector<std::string> methodsToRun(const Executable &exe, const std::string &requested) {
+  if (!requested.empty()) return {requested};
+  std::vector<std::string> names = exe.methods();
+  if (std::find(names.begin(), names.end(), "forward") != names.end()) return {"forward"};
+  return names;
 }
 
 /// Compares two runs' outputs; prints one line per differing output.
@@ -92,6 +98,21 @@ size_t reportDifferences(const std::vector<Value> &actual, const std::vector<Val
       ++bad;
     }
   return bad;
+}
+
+/// After a stage diverged: the first intermediate value (by name) that differs.
+void reportFirstDifferingValue(const RunResult &result, const RunResult &previous, const Tolerance &tol,
+                               const std::string &what) {
+  std::map<std::string, const Tensor *> before;
+  for (const auto &[name, t] : previous.intermediates) before[name] = &t;
+  for (const auto &[name, t] : result.intermediates) {
+    auto it = before.find(name);
+    if (it == before.end()) continue;
+    if (auto diff = compareValues(Value::of(t), Value::of(*it->second), tol)) {
+      std::cerr << "exir-run: " << what << ": first differing value is '" << name << "': " << *diff << "\n";
+      return;
+    }
+  }
 }
 
 /// The stage files of a Makefile build (scripts/lower-models.mk) next to `path`.
@@ -158,77 +179,74 @@ int main(int argc, char **argv) {
     if (checkStages) {
       std::vector<std::string> files = stageFiles(input);
       options.recordIntermediates = true;
-      std::vector<Value> inputs;
-      RunResult previous;
-      for (size_t s = 0; s < files.size(); ++s) {
-        auto exe = loadExecutable(files[s]);
-        std::string method = methodFor(*exe, setup.method);
-        if (s == 0) inputs = makeInputs(*exe, method, setup);
-        RunResult result;
-        attributeErrorsTo(files[s], [&] { result = exe->run(method, inputs, options); });
-        if (s > 0) {
-          std::string what = "'" + files[s] + "' vs '" + files[s - 1] + "'";
-          if (size_t bad = reportDifferences(result.outputs, previous.outputs, tol, what)) {
-            std::map<std::string, const Tensor *> before;
-            for (const auto &[name, t] : previous.intermediates) before[name] = &t;
-            for (const auto &[name, t] : result.intermediates) {
-              auto it = before.find(name);
-              if (it == before.end()) continue;
-              if (auto diff = compareValues(Value::of(t), Value::of(*it->second), tol)) {
-                std::cerr << "exir-run: " << what << ": first differing value is '" << name << "': " << *diff << "\n";
-                break;
-              }
+      std::vector<std::unique_ptr<Executable>> exes;
+      for (const auto &f : files) exes.push_back(loadExecutable(f));
+      std::vector<std::string> methods = methodsToRun(*exes[0], setup.method);
+      for (const auto &method : methods) {
+        std::string label = methods.size() > 1 ? " (method " + method + ")" : "";
+        std::vector<Value> inputs;
+        attributeErrorsTo(files[0], [&] { inputs = makeInputs(*exes[0], method, setup); });
+        RunResult previous;
+        for (size_t s = 0; s < files.size(); ++s) {
+          RunResult result;
+          attributeErrorsTo(files[s], [&] { result = exes[s]->run(method, inputs, options); });
+          if (s > 0) {
+            std::string what = "'" + files[s] + "' vs '" + files[s - 1] + "'" + label;
+            if (size_t bad = reportDifferences(result.outputs, previous.outputs, tol, what)) {
+              reportFirstDifferingValue(result, previous, tol, what);
+              throw Error(std::to_string(bad) + " outputs diverge at stage '" + files[s] + "'" + label, input);
             }
-            throw Error(std::to_string(bad) + " outputs diverge at stage '" + files[s] + "'", input);
           }
+          std::cout << files[s] << label << ": " << exes[s]->kind() << ", " << result.outputs.size() << " outputs"
+                    << (s ? ", agrees with the previous stage" : "") << "\n";
+          previous = std::move(result);
         }
-        std::cout << files[s] << ": " << exe->kind() << ", " << result.outputs.size() << " outputs"
-                  << (s ? ", agrees with the previous stage" : "") << "\n";
-        previous = std::move(result);
       }
       return;
     }
 
     auto exe = loadExecutable(input);
-    std::string method = methodFor(*exe, setup.method);
-    std::vector<Value> inputs;
-    RunResult result;
-    attributeErrorsTo(input, [&] {
-      inputs = makeInputs(*exe, method, setup);
-      result = exe->run(method, inputs, options);
-    });
-
+    std::unique_ptr<Executable> other = compareWith.empty() ? nullptr : loadExecutable(compareWith);
+    std::vector<std::string> methods = methodsToRun(*exe, setup.method);
+    if (methods.size() > 1 && !expects.empty())
+      throw Error("--expect needs --method: the program has several methods", input);
     size_t bad = 0;
-    if (!compareWith.empty()) {
-      auto other = loadExecutable(compareWith);
-      RunResult otherResult;
-      attributeErrorsTo(compareWith, [&] { otherResult = other->run(methodFor(*other, setup.method), inputs, options); });
-      bad += reportDifferences(otherResult.outputs, result.outputs, tol, "'" + compareWith + "' vs '" + input + "'");
-    }
-    for (const auto &e : expects) {
-      auto [key, file] = splitKey(e, "--expect");
-      char *end = nullptr;
-      unsigned long k = std::strtoul(key.c_str(), &end, 10);
-      if (*end != '\0' || k >= result.outputs.size())
-        throw Error("--expect " + e + ": the method has " + std::to_string(result.outputs.size()) + " outputs");
-      Value expected = Value::of(readNpyFile(file));
-      if (auto diff = compareValues(result.outputs[k], expected, tol)) {
-        std::cerr << "exir-run: '" << input << "': output " << k << " vs '" << file << "': " << *diff << "\n";
-        ++bad;
+    for (const auto &method : methods) {
+      // Several methods: outputs are prefixed and saved as METHOD.outK.npy.
+      std::string prefix = methods.size() > 1 ? method + "." : "";
+      std::vector<Value> inputs;
+      RunResult result;
+      attributeErrorsTo(input, [&] {
+        inputs = makeInputs(*exe, method, setup);
+        result = exe->run(method, inputs, options);
+      });
+      if (other) {
+        RunResult otherResult;
+        attributeErrorsTo(compareWith, [&] { otherResult = other->run(method, inputs, options); });
+        bad += reportDifferences(otherResult.outputs, result.outputs, tol,
+                                 "'" + compareWith + "' vs '" + input + "'" +
+                                     (methods.size() > 1 ? " (method " + method + ")" : ""));
       }
-    }
-
-    if (!outputDir.empty()) {
-      std::filesystem::create_directories(outputDir);
+      for (const auto &e : expects) {
+        auto [key, file] = splitKey(e, "--expect");
+        char *end = nullptr;
+        unsigned long k = std::strtoul(key.c_str(), &end, 10);
+        if (*end != '\0' || k >= result.outputs.size())
+          throw Error("--expect " + e + ": the method has " + std::to_string(result.outputs.size()) + " outputs");
+        Value expected = Value::of(readNpyFile(file));
+        if (auto diff = compareValues(result.outputs[k], expected, tol)) {
+          std::cerr << "exir-run: '" << input << "': output " << k << " vs '" << file << "': " << *diff << "\n";
+          ++bad;
+        }
+      }
+      if (!outputDir.empty()) std::filesystem::create_directories(outputDir);
       for (size_t k = 0; k < result.outputs.size(); ++k) {
         const Value &v = result.outputs[k];
-        std::string path = outputDir + "/out" + std::to_string(k) + ".npy";
-        if (v.isTensor()) writeNpyFile(path, v.toTensor());
-        else std::cout << "output " << k << ": " << formatValue(v) << "\n";
+        if (!outputDir.empty() && v.isTensor())
+          writeNpyFile(outputDir + "/" + prefix + "out" + std::to_string(k) + ".npy", v.toTensor());
+        else
+          std::cout << prefix << "output " << k << ": " << formatValue(v) << "\n";
       }
-    } else {
-      for (size_t k = 0; k < result.outputs.size(); ++k)
-        std::cout << "output " << k << ": " << formatValue(result.outputs[k]) << "\n";
     }
     if (bad) throw Error(std::to_string(bad) + " outputs differ beyond atol " + std::to_string(tol.atol) + ", rtol " +
                              std::to_string(tol.rtol),

@@ -111,7 +111,10 @@ template <typename C> C geluOf(C x, bool tanhApprox) {
 }
 
 KernelRegistration registration({
-    {"aten::relu.out", [](auto args) { activation(args, 1, false, [](auto x) { return x > 0 ? x : decltype(x)(0); }); }},
+    // relu is clamp_min(x, 0): NaN propagates.
+    {"aten::relu.out", [](auto args) {
+       activation(args, 1, false, [](auto x) { return x != x || x > 0 ? x : decltype(x)(0); });
+     }},
     {"aten::hardtanh.out", [](auto args) {
        Scalar lo = scalarArg(args, 1), hi = scalarArg(args, 2);
        activation(args, 3, false, [lo, hi](auto x) {

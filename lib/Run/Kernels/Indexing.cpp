@@ -133,7 +133,7 @@ void index(std::span<Value *> args) {
   const Tensor &self = tensorArg(args, 0);
   Tensor &out = tensorArg(args, 2);
   checkSameDtype(self, out, "self", "out");
-  IndexPlan plan = planIndex(self, args[1]->toOptionalTensorList());
+  IndexPlan plan = planIndex(self, optionalTensorListArg(args, 1));
   Tensor result = Tensor::make(self.dtype, plan.resultSizes);
   size_t esize = elementSize(self.dtype);
   forEachIndexed(plan, View::of(self).byteStrides, [&](int64_t linear, int64_t offset) {
@@ -149,7 +149,7 @@ void indexPut(std::span<Value *> args) {
   Tensor &out = tensorArg(args, 4);
   checkSameDtype(self, out, "self", "out");
   checkSameDtype(self, values, "self", "values");
-  IndexPlan plan = planIndex(self, args[1]->toOptionalTensorList());
+  IndexPlan plan = planIndex(self, optionalTensorListArg(args, 1));
   out.resize(self.sizes);
   copyInto(out, self);
   switchCompute(self.dtype, [&]<typename C>() {

@@ -234,15 +234,20 @@ std::vector<int64_t> intListArg(std::span<Value *> args, size_t i, bool *present
   return args[i]->toIntList();
 }
 
+Value::OptionalTensorList optionalTensorListArg(std::span<Value *> args, size_t i) {
+  if (args[i]->isTensorList()) return args[i]->toTensorList();
+  return args[i]->toOptionalTensorList();
+}
+
 std::optional<std::string> optStringArg(std::span<Value *> args, size_t i) {
   if (args[i]->isNone()) return std::nullopt;
   if (auto *s = std::get_if<std::string>(&args[i]->v)) return *s;
   fail(std::string("expected String argument, got ") + args[i]->kindName());
 }
 
-} // namespace exir::run::kern
-
-namespace exir::run::kern {
+//===----------------------------------------------------------------------===//
+// Strided views and reductions
+//===----------------------------------------------------------------------===//
 
 View View::of(const Tensor &t) {
   View v;
@@ -302,10 +307,6 @@ void copyView(const View &dst, const View &src) {
     });
   });
 }
-
-} // namespace exir::run::kern
-
-namespace exir::run::kern {
 
 Reduction planReduction(const Tensor &self, const std::vector<int64_t> &dims, bool keepdim) {
   Reduction r;

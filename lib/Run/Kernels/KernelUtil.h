@@ -1,8 +1,9 @@
 //===- Run/Kernels/KernelUtil.h - Helpers shared by the kernels -*- C++ -*-===//
 //
 // Argument access, Scalars, PyTorch's type promotion (result_type with its
-// dim / zero-dim / wrapped-number priorities), dtype dispatch, and strided
-// broadcast iteration. Kernels throw exir::Error with a plain message; the
+// dim / zero-dim / wrapped-number priorities), dtype dispatch, strided
+// broadcast iteration, strided views for data movement, and reduction
+// layouts. Kernels throw exir::Error with a plain message; the
 // registry prefixes the kernel name (Run/Kernel.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -279,10 +280,12 @@ inline std::optional<int64_t> optIntArg(std::span<Value *> args, size_t i) {
 /// An `int[]?` / `int[]` argument; None gives an empty list and `present` false.
 std::vector<int64_t> intListArg(std::span<Value *> args, size_t i, bool *present = nullptr);
 std::optional<std::string> optStringArg(std::span<Value *> args, size_t i);
+/// A `Tensor?[]` argument; a plain TensorList (no None entries) is accepted too.
+Value::OptionalTensorList optionalTensorListArg(std::span<Value *> args, size_t i);
 
-} // namespace exir::run::kern
-
-namespace exir::run::kern {
+//===----------------------------------------------------------------------===//
+// Reading and writing whole tensors
+//===----------------------------------------------------------------------===//
 
 /// The elements of `t` in logical (row-major) order, read as C.
 template <typename C> std::vector<C> toVector(const Tensor &t) {
@@ -301,10 +304,6 @@ template <typename C> void writeValues(Tensor &out, const std::vector<C> &values
   forEachElement(out.sizes, std::array<Operand, 1>{operandFor(out, out.sizes)},
                  [&](const std::array<uint8_t *, 1> &p) { store(p[0], values[i++]); });
 }
-
-} // namespace exir::run::kern
-
-namespace exir::run::kern {
 
 //===----------------------------------------------------------------------===//
 // Strided views (for data movement kernels)

@@ -206,6 +206,20 @@ KernelRegistration registration({
          tensorArg(args, 10).resize({0});
        }
      }},
+    {"aten::native_batch_norm.out", [](std::span<Value *> args) {
+       Tensor *runningMean = args[3]->toOptionalTensor(), *runningVar = args[4]->toOptionalTensor();
+       if (boolArg(args, 5)) {
+         batchNormTraining(tensorArg(args, 0), args[1]->toOptionalTensor(), args[2]->toOptionalTensor(), runningMean,
+                           runningVar, args[6]->toDouble(), args[7]->toDouble(), tensorArg(args, 8),
+                           tensorArg(args, 9), tensorArg(args, 10));
+         return;
+       }
+       if (!runningMean || !runningVar) fail("running_mean and running_var are needed when training is false");
+       batchNormInference(tensorArg(args, 0), args[1]->toOptionalTensor(), args[2]->toOptionalTensor(), *runningMean,
+                          *runningVar, args[7]->toDouble(), tensorArg(args, 8));
+       tensorArg(args, 9).resize({0});
+       tensorArg(args, 10).resize({0});
+     }},
     {"aten::_native_batch_norm_legit.no_stats_out", [](std::span<Value *> args) {
        if (!boolArg(args, 3)) fail("without running stats, training must be true");
        batchNormTraining(tensorArg(args, 0), args[1]->toOptionalTensor(), args[2]->toOptionalTensor(), nullptr, nullptr,

@@ -159,11 +159,12 @@ void adaptiveAvgPool(std::span<Value *> args) {
   });
 }
 
-/// Output sizes and per-dim scales (input / output, or 1 / scale_factor) of upsample.vec.
+/// Output sizes and the scale factors given (if any) of an upsample.
 struct Upsample {
   int64_t oh, ow;
   std::optional<double> scaleH, scaleW; // given scale factors
 };
+/// The .vec forms: output_size, or scale_factors from which the size follows.
 Upsample upsampleSizes(std::span<Value *> args, size_t sizeIdx, size_t scalesIdx, const Planes &p) {
   Upsample u;
   bool hasSize = false;
@@ -181,6 +182,17 @@ Upsample upsampleSizes(std::span<Value *> args, size_t sizeIdx, size_t scalesIdx
   if (u.oh <= 0 || u.ow <= 0) fail("the upsampled output would be empty");
   return u;
 }
+/// The .out forms: output_size, and optional scales used for the index mapping.
+Upsample upsampleSizesWithScales(std::span<Value *> args, size_t sizeIdx, size_t scaleHIdx) {
+  Upsample u;
+  std::vector<int64_t> size = intListArg(args, sizeIdx);
+  if (size.size() != 2) fail("output_size must have two elements");
+  u.oh = size[0], u.ow = size[1];
+  if (!args[scaleHIdx]->isNone()) u.scaleH = args[scaleHIdx]->toDouble();
+  if (!args[scaleHIdx + 1]->isNone()) u.scaleW = args[scaleHIdx + 1]->toDouble();
+  if (u.oh <= 0 || u.ow <= 0) fail("the upsampled output would be empty");
+  return u;
+}
 
 /// PyTorch's compute_scales_value / area_pixel_compute_scale, in float.
 float pixelScale(int64_t in, int64_t out, std::optional<double> scale, bool alignCorners) {
@@ -194,12 +206,9 @@ int64_t nearestIndex(int64_t o, int64_t in, int64_t out, float scale) {
   return std::min(int64_t(std::floor(float(o) * scale)), in - 1);
 }
 
-void upsampleNearest(std::span<Value *> args) {
-  const Tensor &self = tensorArg(args, 0);
-  Tensor &out = tensorArg(args, 3);
+void upsampleNearest(const Tensor &self, const Upsample &u, Tensor &out) {
   checkSameDtype(self, out, "self", "out");
   Planes p = planesOf(self);
-  Upsample u = upsampleSizes(args, 1, 2, p);
   out.resize(p.outSizes(u.oh, u.ow, self));
   checkSameDimOrder({&self, &out});
   float sh = pixelScale(p.h, u.oh, u.scaleH, false), sw = pixelScale(p.w, u.ow, u.scaleW, false);
@@ -215,14 +224,10 @@ void upsampleNearest(std::span<Value *> args) {
   });
 }
 
-void upsampleBilinear(std::span<Value *> args) {
-  const Tensor &self = tensorArg(args, 0);
-  bool alignCorners = boolArg(args, 2);
-  Tensor &out = tensorArg(args, 4);
+void upsampleBilinear(const Tensor &self, const Upsample &u, bool alignCorners, Tensor &out) {
   checkFloating(self, "input");
   checkSameDtype(self, out, "self", "out");
   Planes p = planesOf(self);
-  Upsample u = upsampleSizes(args, 1, 3, p);
   out.resize(p.outSizes(u.oh, u.ow, self));
   checkSameDimOrder({&self, &out});
   float sh = pixelScale(p.h, u.oh, u.scaleH, alignCorners), sw = pixelScale(p.w, u.ow, u.scaleW, alignCorners);
@@ -259,8 +264,20 @@ KernelRegistration registration({
     {"aten::max_pool2d_with_indices.out", [](auto args) { maxPool(args); }},
     {"aten::avg_pool2d.out", [](auto args) { avgPool(args); }},
     {"aten::_adaptive_avg_pool2d.out", [](auto args) { adaptiveAvgPool(args); }},
-    {"aten::upsample_nearest2d.vec_out", [](auto args) { upsampleNearest(args); }},
-    {"aten::upsample_bilinear2d.vec_out", [](auto args) { upsampleBilinear(args); }},
+    {"aten::upsample_nearest2d.vec_out", [](auto args) {
+       const Tensor &self = tensorArg(args, 0);
+       upsampleNearest(self, upsampleSizes(args, 1, 2, planesOf(self)), tensorArg(args, 3));
+     }},
+    {"aten::upsample_nearest2d.out", [](auto args) {
+       upsampleNearest(tensorArg(args, 0), upsampleSizesWithScales(args, 1, 2), tensorArg(args, 4));
+     }},
+    {"aten::upsample_bilinear2d.vec_out", [](auto args) {
+       const Tensor &self = tensorArg(args, 0);
+       upsampleBilinear(self, upsampleSizes(args, 1, 3, planesOf(self)), boolArg(args, 2), tensorArg(args, 4));
+     }},
+    {"aten::upsample_bilinear2d.out", [](auto args) {
+       upsampleBilinear(tensorArg(args, 0), upsampleSizesWithScales(args, 1, 3), boolArg(args, 2), tensorArg(args, 5));
+     }},
 });
 
 } // namespace

@@ -207,7 +207,127 @@ void triangle(std::span<Value *> args, bool keepLower) {
   });
 }
 
+void asStridedCopy(std::span<Value *> args) {
+  const Tensor &self = tensorArg(args, 0);
+  Tensor &out = tensorArg(args, 4);
+  prepare(self, out);
+  checkContiguous({&self});
+  std::vector<int64_t> sizes = intListArg(args, 1), strides = intListArg(args, 2);
+  int64_t offset = optIntArg(args, 3).value_or(0);
+  if (sizes.size() != strides.size()) fail("size and stride must have the same length");
+  // The view must stay inside self's elements.
+  int64_t last = offset, esize = int64_t(elementSize(self.dtype));
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0 || strides[i] < 0) fail("sizes and strides must not be negative");
+    if (sizes[i] == 0) last = -1;
+    if (last >= 0) last += (sizes[i] - 1) * strides[i];
+  }
+  if (offset < 0 || last >= self.numel()) fail("as_strided view is out of the bounds of self");
+  View v = View::of(self);
+  v.data += offset * esize;
+  v.sizes = sizes;
+  v.byteStrides = strides;
+  for (int64_t &st : v.byteStrides) st *= esize;
+  copyOut(out, v, self);
+}
+
+void diagonalCopy(std::span<Value *> args) {
+  const Tensor &self = tensorArg(args, 0);
+  Tensor &out = tensorArg(args, 4);
+  prepare(self, out);
+  int64_t offset = intArg(args, 1), d1 = wrapDim(intArg(args, 2), self.dim()), d2 = wrapDim(intArg(args, 3), self.dim());
+  if (d1 == d2) fail("diagonal dimensions cannot be identical");
+  View v = View::of(self);
+  int64_t length = offset >= 0 ? std::min(self.sizes[d1], self.sizes[d2] - offset) : std::min(self.sizes[d1] + offset, self.sizes[d2]);
+  length = std::max<int64_t>(length, 0);
+  if (length > 0) v.data += offset >= 0 ? offset * v.byteStrides[d2] : -offset * v.byteStrides[d1];
+  int64_t diagStride = v.byteStrides[d1] + v.byteStrides[d2];
+  View d;
+  d.data = v.data, d.dtype = v.dtype;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (i != d1 && i != d2) d.sizes.push_back(v.sizes[i]), d.byteStrides.push_back(v.byteStrides[i]);
+  d.sizes.push_back(length);
+  d.byteStrides.push_back(diagStride);
+  copyOut(out, d, self);
+}
+
+void unfoldCopy(std::span<Value *> args) {
+  const Tensor &self = tensorArg(args, 0);
+  Tensor &out = tensorArg(args, 4);
+  prepare(self, out);
+  int64_t dim = wrapDim(intArg(args, 1), self.dim()), size = intArg(args, 2), step = intArg(args, 3);
+  int64_t have = self.dim() ? self.sizes[dim] : 1;
+  if (size < 0 || size > have || step <= 0) fail("unfold size " + std::to_string(size) + " / step " + std::to_string(step) + " invalid for a dimension of " + std::to_string(have));
+  View v = View::of(self);
+  if (self.dim() == 0) v = v.unsqueezed(0);
+  int64_t stride = v.byteStrides[dim];
+  v.sizes[dim] = (have - size) / step + 1;
+  v.byteStrides[dim] = stride * step;
+  v.sizes.push_back(size);
+  v.byteStrides.push_back(stride);
+  copyOut(out, v, self);
+}
+
+/// pixel_shuffle (r > 0) / pixel_unshuffle: [*, C*r*r, H, W] <-> [*, C, H*r, W*r].
+void pixelShuffle(std::span<Value *> args, bool shuffle) {
+  const Tensor &self = tensorArg(args, 0);
+  Tensor &out = tensorArg(args, 2);
+  checkSameDtype(self, out, "self", "out");
+  checkContiguous({&self});
+  int64_t r = intArg(args, 1), n = self.dim();
+  if (n < 3 || r <= 0) fail("expected a tensor of rank >= 3 and a positive factor");
+  std::vector<int64_t> batch(self.sizes.begin(), self.sizes.end() - 3);
+  int64_t c = self.sizes[n - 3], h = self.sizes[n - 2], w = self.sizes[n - 1];
+  View v = View::of(self);
+  std::vector<int64_t> outSizes = batch;
+  // Express both as a 5-d permutation of the innermost dims.
+  int64_t e = int64_t(elementSize(self.dtype));
+  View src;
+  src.data = v.data, src.dtype = v.dtype;
+  for (size_t i = 0; i < batch.size(); ++i) src.sizes.push_back(batch[i]), src.byteStrides.push_back(v.byteStrides[i]);
+  if (shuffle) {
+    if (c % (r * r)) fail("channels are not divisible by the square of upscale_factor");
+    int64_t oc = c / (r * r);
+    // self [oc, r, r, h, w] -> out [oc, h, r, w, r]
+    std::vector<int64_t> sz{oc, h, r, w, r}, st{r * r * h * w, w, r * h * w, 1, h * w};
+    for (size_t i = 0; i < 5; ++i) src.sizes.push_back(sz[i]), src.byteStrides.push_back(st[i] * e);
+    outSizes.insert(outSizes.end(), {oc, h * r, w * r});
+  } else {
+    if (h % r || w % r) fail("height and width are not divisible by downscale_factor");
+    int64_t oh = h / r, ow = w / r;
+    // self [c, oh, r, ow, r] -> out [c, r, r, oh, ow]
+    std::vector<int64_t> sz{c, r, r, oh, ow}, st{h * w, w, 1, r * w, r};
+    for (size_t i = 0; i < 5; ++i) src.sizes.push_back(sz[i]), src.byteStrides.push_back(st[i] * e);
+    outSizes.insert(outSizes.end(), {c * r * r, oh, ow});
+  }
+  out.resize(outSizes);
+  checkContiguous({&out});
+  View dst = View::of(out);
+  dst.sizes = src.sizes;
+  dst.byteStrides.assign(src.sizes.size(), 0);
+  for (int64_t i = int64_t(src.sizes.size()) - 1, stride = e; i >= 0; --i) dst.byteStrides[i] = stride, stride *= src.sizes[i];
+  copyView(dst, src);
+}
+
+/// copy.out: out = src broadcast to self's sizes, in self's dtype.
+void copyOutOp(std::span<Value *> args) {
+  const Tensor &self = tensorArg(args, 0), &src = tensorArg(args, 1);
+  Tensor &out = tensorArg(args, 3);
+  prepare(self, out);
+  out.resize(self.sizes);
+  checkSameDimOrder({&self, &out});
+  Operand o = operandFor(src, self.sizes);
+  View v{o.data, self.sizes, o.byteStrides, src.dtype};
+  copyView(View::of(out), v);
+}
+
 KernelRegistration registration({
+    {"aten::as_strided_copy.out", [](auto args) { asStridedCopy(args); }},
+    {"aten::diagonal_copy.out", [](auto args) { diagonalCopy(args); }},
+    {"aten::unfold_copy.out", [](auto args) { unfoldCopy(args); }},
+    {"aten::pixel_shuffle.out", [](auto args) { pixelShuffle(args, true); }},
+    {"aten::pixel_unshuffle.out", [](auto args) { pixelShuffle(args, false); }},
+    {"aten::copy.out", [](auto args) { copyOutOp(args); }},
     {"aten::view_copy.out", [](auto args) { viewCopy(args); }},
     {"aten::permute_copy.out", [](auto args) { permuteCopy(args); }},
     {"aten::transpose_copy.int_out",

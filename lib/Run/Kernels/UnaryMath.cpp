@@ -80,9 +80,8 @@ KernelRegistration registration({
     EXIR_FLOAT_UNARY("sigmoid", decltype(x)(1) / (decltype(x)(1) + std::exp(-x))),
     {"aten::neg.out", [](auto args) { sameUnary(args, [](auto x) { return -x; }, /*allowBool=*/false); }},
     {"aten::abs.out", [](auto args) { sameUnary(args, [](auto x) { return x < 0 ? -x : x; }); }},
-    {"aten::sign.out", [](auto args) {
-       sameUnary(args, [](auto x) { return x != x ? x : decltype(x)((x > 0) - (x < 0)); });
-     }},
+    // ATen computes (0 < x) - (x < 0): NaN and -0.0 give 0.
+    {"aten::sign.out", [](auto args) { sameUnary(args, [](auto x) { return decltype(x)((x > 0) - (x < 0)); }); }},
     {"aten::floor.out", [](auto args) { sameUnary(args, rounding([](auto x) { return std::floor(x); })); }},
     {"aten::ceil.out", [](auto args) { sameUnary(args, rounding([](auto x) { return std::ceil(x); })); }},
     {"aten::trunc.out", [](auto args) { sameUnary(args, rounding([](auto x) { return std::trunc(x); })); }},

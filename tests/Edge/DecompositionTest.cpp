@@ -382,11 +382,13 @@ TEST_CASE("batch_norm in eval mode -> _native_batch_norm_legit_no_training", "[e
   CHECK(sizesOf(g, "batch_norm_unused_1") == Ints{0});
   CHECK_NOTHROW(verifyProgram(p, Stage::Aten));
 
-  // training=True cannot be lowered.
+  // training=True reaching this pass (the rule needs affine weights and running
+  // statistics) cannot be lowered.
   Program q = programOf(b.ep);
   graphOf(q).nodes[0].input("training")->arg = Argument::boolean(true);
   CHECK(errorOf([&] { edge::decomposeBatchNorm(q); }) ==
-        "node batch_norm: batch_norm with training=True cannot be lowered; export the model in eval() mode");
+        "node batch_norm: batch_norm with training=True is lowered only with weight, bias and running statistics; "
+        "export the model in eval() mode");
 }
 
 TEST_CASE("replace-view-ops swaps views for their _copy ops", "[edge][views]") {

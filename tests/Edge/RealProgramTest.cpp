@@ -444,3 +444,106 @@ TEST_CASE("decompose-rnn unrolls a two-layer gru", "[edge][rnn]") {
   CHECK(g.nodes.back().outputs[0].name == "hn");
   CHECK(sizesOf(g, "hn") == Ints{2, 1, 4});
 }
+
+namespace {
+/// One node `op(args) -> out` on input x, decomposed by the builtin rules.
+Program ruleProgram(const std::string &op, std::vector<NamedArgument> args, ScalarType outType, const Ints &outSizes,
+                    const Ints &xSizes = {2, 6}, ScalarType xType = F32) {
+  GraphBuilder b;
+  b.input("x", xType, xSizes);
+  Node &n = b.aten(op, std::move(args), "out", outType, outSizes);
+  (void)n;
+  b.output("out");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  return p;
+}
+} // namespace
+
+TEST_CASE("rules: factories become full / arange.start_step", "[edge][rules]") {
+  Program zeros = ruleProgram("zeros.default", {pos("size", Argument::ints_({2, 3}))}, F32, {2, 3});
+  REQUIRE(targets(graphOf(zeros)) == std::vector<std::string>{"aten::full"});
+  CHECK(arg(graphOf(zeros).nodes[0], "fill_value").intValue == 0);
+  CHECK(arg(graphOf(zeros).nodes[0], "dtype").intValue == int64_t(F32)); // from the traced output
+
+  Program ones = ruleProgram("new_ones.default", {pos("self", T("x")), pos("size", Argument::ints_({}))},
+                             ScalarType::Bool, {}, {2, 6}, ScalarType::Long);
+  REQUIRE(targets(graphOf(ones)) == std::vector<std::string>{"aten::full"});
+  CHECK(arg(graphOf(ones).nodes[0], "size").ints.empty());
+  CHECK(arg(graphOf(ones).nodes[0], "dtype").intValue == int64_t(ScalarType::Long)); // self's dtype
+
+  Program scalar = ruleProgram("scalar_tensor.default", {pos("s", Argument::real(-3.5))}, F32, {});
+  REQUIRE(targets(graphOf(scalar)) == std::vector<std::string>{"aten::full"});
+  CHECK(arg(graphOf(scalar).nodes[0], "fill_value").floatValue == -3.5);
+
+  Program range = ruleProgram("arange.default", {pos("end", Argument::integer(7))}, ScalarType::Long, {7});
+  REQUIRE(targets(graphOf(range)) == std::vector<std::string>{"aten::arange.start_step"});
+  CHECK(arg(graphOf(range).nodes[0], "start").intValue == 0);
+  CHECK(arg(graphOf(range).nodes[0], "end").intValue == 7);
+  CHECK(arg(graphOf(range).nodes[0], "step").intValue == 1);
+}
+
+TEST_CASE("rules: transpose, chunk, pooling, __and__, sum", "[edge][rules]") {
+  Program tr = ruleProgram("transpose.int", {pos("self", T("x")), pos("dim0", Argument::integer(-1)),
+                                             pos("dim1", Argument::integer(0))},
+                           F32, {6, 2});
+  REQUIRE(targets(graphOf(tr)) == std::vector<std::string>{"aten::permute"});
+  CHECK(arg(graphOf(tr).nodes[0], "dims").ints == Ints{1, 0});
+
+  GraphBuilder b;
+  b.input("x", F32, {2, 7});
+  Node &n = b.aten("chunk.default", {pos("self", T("x")), pos("chunks", Argument::integer(3)), pos("dim", Argument::integer(1))},
+                   "c", F32, {2, 3});
+  n.outputs = {Argument::tensors({"c0", "c1", "c2"})};
+  b.ep.graph.tensorValues.set("c0", meta(F32, {2, 3}));
+  b.ep.graph.tensorValues.set("c1", meta(F32, {2, 3}));
+  b.ep.graph.tensorValues.set("c2", meta(F32, {2, 1}));
+  b.output("c0");
+  Program chunk = programOf(b.ep);
+  edge::decomposeRules(chunk);
+  REQUIRE(targets(graphOf(chunk)) == std::vector<std::string>{"aten::split.Tensor"});
+  CHECK(arg(graphOf(chunk).nodes[0], "split_size").intValue == 3); // ceil(7 / 3)
+  CHECK(graphOf(chunk).nodes[0].outputs[0].names == std::vector<std::string>{"c0", "c1", "c2"});
+
+  Program pool = ruleProgram("max_pool2d.default", {pos("self", T("x")), pos("kernel_size", Argument::ints_({2, 2}))}, F32,
+                             {1, 2, 2, 2}, {1, 2, 4, 4});
+  REQUIRE(targets(graphOf(pool)) == std::vector<std::string>{"aten::max_pool2d_with_indices"});
+  const Node &mp = graphOf(pool).nodes[0];
+  REQUIRE(mp.outputs.size() == 2);
+  CHECK(metaOf(graphOf(pool), mp.outputs[1].name).dtype == ScalarType::Long);
+  CHECK(sizesOf(graphOf(pool), mp.outputs[1].name) == Ints{1, 2, 2, 2});
+
+  Program avg = ruleProgram("adaptive_avg_pool2d.default", {pos("self", T("x")), pos("output_size", Argument::ints_({1, 1}))},
+                            F32, {1, 2, 1, 1}, {1, 2, 4, 4});
+  CHECK(targets(graphOf(avg)) == std::vector<std::string>{"aten::_adaptive_avg_pool2d"});
+
+  GraphBuilder a;
+  a.input("x", ScalarType::Bool, {3}).input("y", ScalarType::Bool, {3});
+  a.aten("__and__.Tensor", {pos("self", T("x")), pos("other", T("y"))}, "out", ScalarType::Bool, {3});
+  a.output("out");
+  Program andp = programOf(a.ep);
+  edge::decomposeRules(andp);
+  CHECK(targets(graphOf(andp)) == std::vector<std::string>{"aten::bitwise_and.Tensor"});
+
+  Program sum = ruleProgram("sum.default", {pos("self", T("x"))}, F32, {});
+  REQUIRE(targets(graphOf(sum)) == std::vector<std::string>{"aten::sum.dim_IntList"});
+  CHECK(arg(graphOf(sum).nodes[0], "dim").ints == Ints{0, 1});
+}
+
+TEST_CASE("rules: diff with prepend on a symbolic dim", "[edge][rules][dynamic]") {
+  GraphBuilder b;
+  b.input("x", ScalarType::Long, {1, 1}).input("pre", ScalarType::Long, {1, 1});
+  b.ep.graph.tensorValues.find("x")->sizes = {SymInt::of(1), sym("s0")};
+  b.aten("diff.default", {pos("self", T("x")), pos("prepend", T("pre"))}, "d", ScalarType::Long, {1, 1});
+  b.ep.graph.tensorValues.find("d")->sizes = {SymInt::of(1), sym("s0")};
+  b.output("d");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::cat", "aten::slice.Tensor", "aten::slice.Tensor", "aten::sub.Tensor"});
+  const TensorMeta &joined = metaOf(g, g.nodes[0].outputs[0].name);
+  CHECK(joined.sizes[1].expr == "Add(Integer(1), Symbol('s0', positive=True, integer=True))");
+  CHECK(arg(g.nodes[1], "start").intValue == 1);
+  CHECK(arg(g.nodes[2], "end").intValue == -1);
+  CHECK(g.nodes[3].outputs[0].name == "d");
+}

@@ -105,7 +105,8 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
     const Argument &a = requireArg(node, name);
     return a.kind == ArgKind::Bool && a.intValue != 0;
   };
-  std::string where = "node " + node.displayName();
+  std::string frame = userFrame(node);
+  std::string where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
   if (flag("bidirectional")) throw Error("bidirectional lstm is not supported by the decomposition", {}, where);
   int64_t layers = requireArg(node, "num_layers").intValue;
   if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
@@ -157,7 +158,8 @@ std::vector<Node> decomposeGru(Graph &g, Node &node) {
     const Argument &a = requireArg(node, name);
     return a.kind == ArgKind::Bool && a.intValue != 0;
   };
-  std::string where = "node " + node.displayName();
+  std::string frame = userFrame(node);
+  std::string where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
   if (flag("bidirectional")) throw Error("bidirectional gru is not supported by the decomposition", {}, where);
   int64_t layers = requireArg(node, "num_layers").intValue;
   if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)

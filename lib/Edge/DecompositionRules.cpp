@@ -886,7 +886,9 @@ struct Expander {
     const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
     if (!schema) return std::nullopt;
     for (const auto *rule : it->second) {
-      Scope scope{graph, {}, rule->where + " (rule for " + rule->match + ", node " + node.displayName() + ")"};
+      std::string frame = userFrame(node);
+      Scope scope{graph, {}, rule->where + " (rule for " + rule->match + ", node " + node.displayName() +
+                                 (frame.empty() ? "" : " at " + frame) + ")"};
       bind(scope, node, *schema);
       if (!rule->when.empty()) {
         Val cond = evaluate(rule->when, scope);

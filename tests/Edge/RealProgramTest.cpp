@@ -547,3 +547,17 @@ TEST_CASE("rules: diff with prepend on a symbolic dim", "[edge][rules][dynamic]"
   CHECK(arg(g.nodes[2], "end").intValue == -1);
   CHECK(g.nodes[3].outputs[0].name == "d");
 }
+
+TEST_CASE("rule errors name the rule, the node and the user's line", "[edge][rules]") {
+  auto rules = edge::DecompositionRules::parse(
+      "- match: aten::relu6\n  steps: [{call: aten::hardtanh, args: {self: $self, min_val: $nope}, out: out}]\n", "mine.yaml");
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4})
+      .metadata.set("stack_trace", "  File \"/m.py\", line 3, in forward\n    return F.relu6(x)\n");
+  b.output("r");
+  Program p = programOf(b.ep);
+  CHECK(errorOf([&] { edge::decomposeWithRules(p, rules); }) ==
+        "mine.yaml:1 (rule for aten::relu6, node r at File \"/m.py\", line 3, in forward return F.relu6(x) ): in "
+        "expression '$nope': unknown name '$nope'");
+}

@@ -28,6 +28,8 @@ void checkAtenDialect(Program &program, const std::vector<std::string> &allowNon
       if (t.dialect == TargetDialect::Other)
         throw Error("unknown call target '" + node.target + "'", {}, where);
       if (t.dialect != TargetDialect::Aten || t.ns == "higher_order") continue;
+      // Sym ops and runtime asserts are exempt, as upstream's EXIRATenDialectVerifier exempts them.
+      if (staysAtenInEdge(t)) continue;
       std::string qname = t.qualifiedName();
       if (t.ns != "aten") {
         // Custom namespaces (quantized_decomposed, dim_order_ops, user libraries) are allowed as

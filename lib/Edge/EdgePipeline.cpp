@@ -15,6 +15,8 @@
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 
+#include <functional>
+
 namespace exir::edge {
 
 const std::vector<PassInfo> &edgePassRegistry() {
@@ -30,20 +32,24 @@ const std::vector<PassInfo> &edgePassRegistry() {
 
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
-  for (const auto &[methodName, method] : program.methods) {
-    const Graph &g = method.program.graph;
+  // The method's graph and the branches of its cond nodes, located by JSON pointer.
+  std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node &node = g.nodes[i];
+      std::string nodeLoc = graphLoc + "/nodes/" + std::to_string(i);
+      for (size_t a = 0; a < node.inputs.size(); ++a)
+        if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
+          check(*node.inputs[a].arg.graph, nodeLoc + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
       if (parseTarget(node.target).dialect != TargetDialect::Edge) continue;
       if (auto violation = rules.check(g, node)) {
-        std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
-                            node.displayName() + ")";
         std::string frame = userFrame(node);
         throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
-                    where);
+                    nodeLoc + " (" + node.displayName() + ")");
       }
     }
-  }
+  };
+  for (const auto &[methodName, method] : program.methods)
+    check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
 }
 
 void toEdge(Program &program, const EdgeOptions &options) {

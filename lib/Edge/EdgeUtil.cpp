@@ -104,6 +104,10 @@ size_t rewriteNodes(Graph &graph,
     for (Node &n : *replacement) result.push_back(std::move(n));
   }
   graph.nodes = std::move(result);
+  // Branches of cond (and other higher-order ops) are decomposed like the method.
+  for (Node &node : graph.nodes)
+    for (auto &in : node.inputs)
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph) count += rewriteNodes(*in.arg.graph, rewrite);
   return count;
 }
 

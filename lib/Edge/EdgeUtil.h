@@ -59,6 +59,7 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
               const Node *origin);
 
 /// Replaces every node for which `rewrite` returns a sequence; other nodes are kept.
+/// Recurses into subgraph arguments (cond branches).
 /// Returns how many nodes were rewritten.
 size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite);
 

@@ -33,33 +33,30 @@ const std::map<std::string, std::string> kViewToCopy = {
 };
 } // namespace
 
-namespace {
-void replaceInGraph(Graph &graph) {
-  for (Node &node : graph.nodes) {
-    // Branches of cond and other higher-order ops hold views too.
-    for (auto &in : node.inputs)
-      if (in.arg.kind == ArgKind::Graph && in.arg.graph) replaceInGraph(*in.arg.graph);
-    OpTarget t = targetOf(node);
-    if (t.dialect != TargetDialect::Aten || t.ns != "aten") continue;
-    auto it = kViewToCopy.find(t.name);
-    if (it == kViewToCopy.end() || it->second == t.name) continue;
-    std::string overload = t.overload;
-    if (t.name == "_unsafe_view") overload = "default";
-    node.target = atenTarget("aten", it->second, overload);
-    std::vector<std::string> outs;
-    for (const auto &o : node.outputs) o.collectTensorNames(outs);
-    for (const auto &name : outs) {
-      TensorMeta *meta = graph.tensorValues.find(name);
-      if (!meta) continue;
-      meta->strides = symContiguousStrides(meta->sizes);
-      meta->storageOffset = SymInt::of(0);
-    }
-  }
-}
-} // namespace
-
 void replaceViewOps(Program &program) {
-  for (auto &[methodName, method] : program.methods) replaceInGraph(method.program.graph);
+  auto replace = [](Graph &graph, const std::string &) {
+    for (Node &node : graph.nodes) {
+      OpTarget t = targetOf(node);
+      if (t.dialect != TargetDialect::Aten || t.ns != "aten") continue;
+      auto it = kViewToCopy.find(t.name);
+      if (it == kViewToCopy.end() || it->second == t.name) continue;
+      std::string overload = t.overload;
+      if (t.name == "_unsafe_view") overload = "default";
+      node.target = atenTarget("aten", it->second, overload);
+      std::vector<std::string> outs;
+      for (const auto &o : node.outputs) o.collectTensorNames(outs);
+      for (const auto &name : outs) {
+        TensorMeta *meta = graph.tensorValues.find(name);
+        if (!meta) continue;
+        meta->strides = symContiguousStrides(meta->sizes);
+        meta->storageOffset = SymInt::of(0);
+      }
+    }
+  };
+  for (auto &[methodName, method] : program.methods) {
+    replace(method.program.graph, "");
+    forEachSubgraph(method.program.graph, replace); // cond branches
+  }
 }
 
 } // namespace exir::edge

@@ -3,7 +3,8 @@
 // Every ATen or custom-namespace op becomes its edge op
 // (torch.ops.aten.add.Tensor -> executorch.exir.dialects.edge.ops.aten.add.Tensor),
 // except the ops upstream keeps as they are (sym ops such as sym_size.int and
-// the _assert_* / scalar_tensor disallow list) and higher-order ops.
+// the _assert_* / scalar_tensor disallow list, see staysAtenInEdge) and
+// higher-order ops; the nodes of their subgraphs (cond branches) are converted too.
 // Single-output nodes are renamed the way torch.fx names edge nodes
 // (aten_add_tensor, aten_add_tensor_1, ...), so our graphs print like the
 // Python pipeline's.
@@ -19,15 +20,6 @@
 namespace exir::edge {
 
 namespace {
-bool keptAsAten(const OpTarget &t) {
-  static const std::set<std::string> kKept = {
-      "aten::sym_size.int", "aten::sym_stride.int", "aten::sym_numel", "aten::sym_storage_offset",
-      "aten::_local_scalar_dense", "aten::sym_constrain_range", "aten::sym_constrain_range_for_size",
-      "aten::_assert_scalar", "aten::_assert_async.msg", "aten::scalar_tensor",
-  };
-  return t.ns == "higher_order" || kKept.count(t.qualifiedName()) != 0;
-}
-
 std::string lower(std::string s) {
   for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -60,12 +52,19 @@ void renameEdgeNodes(Program &program) {
 }
 
 void toEdgeOps(Program &program) {
-  for (auto &[methodName, method] : program.methods)
-    for (Node &node : method.program.graph.nodes) {
+  auto rename = [](Graph &graph, const std::string &) {
+    for (Node &node : graph.nodes) {
       OpTarget t = targetOf(node);
-      if (t.dialect != TargetDialect::Aten || keptAsAten(t)) continue;
+      if (t.dialect != TargetDialect::Aten || staysAtenInEdge(t)) continue;
       node.target = edgeTarget(t.ns, t.name, t.overload);
     }
+  };
+  for (auto &[methodName, method] : program.methods) {
+    rename(method.program.graph, "");
+    // Branches of cond and other higher-order ops are converted like the method
+    // (their value names are left alone: they are local to the subgraph).
+    forEachSubgraph(method.program.graph, rename);
+  }
   renameEdgeNodes(program);
 }
 

@@ -79,11 +79,32 @@ std::string jsonTreespecToCompact(const nlohmann::json &node, size_t &leaves) {
   return out + ")";
 }
 
+/// The values of one graph being emitted. A cond branch is emitted in its own
+/// scope (its value names are local to it) into the method's single chain.
+struct Scope {
+  const Graph *graph;
+  std::string path; // subgraph path, qualifies names in the memory plan
+  std::unordered_map<std::string, std::string> aliases;
+  std::unordered_map<std::string, int32_t> ids;
+};
+
+/// Python sym ops -> the ExecuTorch prim ops upstream's emitter calls for them.
+const char *primOpFor(const OpTarget &t) {
+  static const std::map<std::string, const char *> kPrim = {
+      {"add", "add"}, {"sub", "sub"}, {"mul", "mul"}, {"floordiv", "floordiv"}, {"truediv", "truediv"},
+      {"mod", "mod"}, {"eq", "eq"}, {"ne", "ne"}, {"gt", "gt"}, {"lt", "lt"}, {"ge", "ge"}, {"le", "le"},
+      {"neg", "neg"}, {"ceil", "ceil"}, {"round", "round"}, {"trunc", "trunc"}, {"sym_float", "sym_float"},
+      {"sym_max", "sym_max"}, {"sym_min", "sym_min"},
+  };
+  auto it = kPrim.find(t.name);
+  return it == kPrim.end() ? nullptr : it->second;
+}
+
 class MethodEmitter {
 public:
   MethodEmitter(const Program &program, const std::string &name, const Method &method, ConstantPool &constants)
       : program_(program), name_(name), method_(method), ep_(method.program), graph_(method.program.graph),
-        constants_(constants), aliases_(plan::storageAliases(graph_)) {}
+        constants_(constants), top_{&graph_, "", plan::storageAliases(graph_), {}}, scope_(&top_) {}
 
   pte::ExecutionPlan emit() {
     plan_.name = name_;
@@ -112,7 +133,7 @@ private:
   }
 
   pte::Tensor tensorOf(const std::string &valueName, bool planned) {
-    const TensorMeta *meta = graph_.tensorValues.find(valueName);
+    const TensorMeta *meta = scope_->graph->tensorValues.find(valueName);
     if (!meta) throw Error("tensor '" + valueName + "' has no metadata");
     pte::Tensor t;
     t.scalarType = meta->dtype;
@@ -125,7 +146,7 @@ private:
     t.requiresGrad = meta->requiresGrad;
     t.shapeDynamism = dynamic ? pte::TensorShapeDynamism::DynamicBound : pte::TensorShapeDynamism::Static;
     if (planned)
-      if (const Allocation *a = method_.plan->allocations.find(valueName))
+      if (const Allocation *a = method_.plan->allocations.find(scopedValueName(scope_->path, valueName)))
         t.allocationInfo = pte::AllocationDetails::at(a->memId, a->offset);
     return t;
   }
@@ -137,7 +158,7 @@ private:
       if (arg.kind != ArgKind::Tensor) {
         // Non-tensor user input (e.g. a float): a scalar value the caller sets.
         int32_t id = push(arg.kind == ArgKind::SymFloat ? pte::EValue(pte::Double{0}) : pte::EValue(pte::Int{0}));
-        if (arg.kind == ArgKind::SymInt && !arg.syms.empty()) ids_[arg.syms[0].name] = id;
+        if (arg.kind == ArgKind::SymInt && !arg.syms.empty()) scope_->ids[arg.syms[0].name] = id;
         if (spec.kind == InputKind::UserInput) plan_.inputs.push_back(id);
         continue;
       }
@@ -151,7 +172,7 @@ private:
         t.dataBufferIdx = constants_.add(*c, spec.target);
       }
       int32_t id = push(std::move(t));
-      ids_[arg.name] = id;
+      scope_->ids[arg.name] = id;
       if (spec.kind == InputKind::UserInput) plan_.inputs.push_back(id);
     }
   }
@@ -164,10 +185,10 @@ private:
   }
 
   int32_t valueOf(const std::string &name) {
-    auto it = ids_.find(name);
-    if (it != ids_.end()) return it->second;
-    auto alias = aliases_.find(name);
-    if (alias != aliases_.end()) return valueOf(alias->second);
+    auto it = scope_->ids.find(name);
+    if (it != scope_->ids.end()) return it->second;
+    auto alias = scope_->aliases.find(name);
+    if (alias != scope_->aliases.end()) return valueOf(alias->second);
     throw Error("value '" + name + "' is used before the emitter has seen it");
   }
 
@@ -236,23 +257,15 @@ private:
     switch (t.dialect) {
     case TargetDialect::MemoryAlloc: {
       const std::string &name = node.outputs.at(0).name;
-      ids_[name] = push(tensorOf(name, true));
+      scope_->ids[name] = push(tensorOf(name, true));
       return;
     }
-    case TargetDialect::MemoryView: {
-      // A free alias: the base's storage (planned offset or constant index), the view's shape.
-      const std::string &name = node.outputs.at(0).name;
-      const std::string &base = node.inputs.at(0).arg.name;
-      pte::Tensor t = tensorOf(name, true);
-      const auto &baseValue = std::get<pte::Tensor>(plan_.values.at(size_t(valueOf(base))));
-      t.allocationInfo = baseValue.allocationInfo;
-      t.dataBufferIdx = baseValue.dataBufferIdx;
-      ids_[name] = push(std::move(t));
-      return;
-    }
+    case TargetDialect::MemoryView: return emitView(node);
     case TargetDialect::HigherOrder:
       if (t.name == "executorch_call_delegate") return emitDelegateCall(node);
+      if (t.name == "cond") return emitCond(node);
       throw Error("higher-order op " + node.target + " cannot be emitted yet");
+    case TargetDialect::SymOp: return emitSymOp(node, t);
     default:
       break;
     }
@@ -283,7 +296,7 @@ private:
       // In place (copy_): the result is the mutated first argument itself.
       call.args.push_back(call.args[0]);
       for (const auto &o : node.outputs)
-        if (o.kind == ArgKind::Tensor) ids_[o.name] = call.args[0];
+        if (o.kind == ArgKind::Tensor) scope_->ids[o.name] = call.args[0];
     } else if (outIds.size() == 1) {
       call.args.push_back(outIds[0]);
     } else if (outIds.size() > 1) {
@@ -294,11 +307,138 @@ private:
       call.args.push_back(ret);
       for (const auto &o : node.outputs)
         if ((o.kind == ArgKind::SymInt || o.kind == ArgKind::SymFloat || o.kind == ArgKind::SymBool) && !o.syms.empty())
-          ids_[o.syms[0].name] = ret;
+          scope_->ids[o.syms[0].name] = ret;
         else if (o.kind == ArgKind::Tensor)
-          ids_[o.name] = ret;
+          scope_->ids[o.name] = ret;
     }
     plan_.chains[0].instructions.push_back(std::move(call));
+  }
+
+  /// memory.view: a free alias when static and its base has storage; otherwise
+  /// executorch_prim::et_view(self, size, out), which sets the sizes at run time.
+  void emitView(const Node &node) {
+    const std::string &name = node.outputs.at(0).name;
+    const std::string &base = node.inputs.at(0).arg.name;
+    pte::Tensor t = tensorOf(name, true);
+    const auto &baseValue = std::get<pte::Tensor>(plan_.values.at(size_t(valueOf(base))));
+    t.allocationInfo = baseValue.allocationInfo;
+    t.dataBufferIdx = baseValue.dataBufferIdx;
+    bool hasStorage = baseValue.allocationInfo || baseValue.dataBufferIdx != 0;
+    if (t.shapeDynamism == pte::TensorShapeDynamism::Static &&
+        baseValue.shapeDynamism == pte::TensorShapeDynamism::Static && hasStorage) {
+      scope_->ids[name] = push(std::move(t));
+      return;
+    }
+    const OpSchema *schema = OperatorTable::builtin().lookup("executorch_prim::et_view");
+    if (!schema || schema->arguments.size() != 2) throw InternalError("executorch_prim::et_view is not in the operator table");
+    const NamedArgument *size = node.inputs.size() > 1 ? &node.inputs[1] : nullptr;
+    if (!size) throw Error("memory.view has no size argument");
+    int32_t self = valueOf(base);
+    int32_t sizeId = emitArgument(size->arg, schema->arguments[1]);
+    int32_t out = push(std::move(t));
+    scope_->ids[name] = out;
+    pte::KernelCall call;
+    call.opIndex = operatorIndex("executorch_prim::et_view", "default");
+    call.args = {self, sizeId, out};
+    plan_.chains[0].instructions.push_back(std::move(call));
+  }
+
+  /// _operator.mul(a, b) -> executorch_prim::mul.Scalar [a, b, ret]; the return is
+  /// a placeholder Int the kernel overwrites (upstream always emits Int 0).
+  void emitSymOp(const Node &node, const OpTarget &t) {
+    const char *prim = primOpFor(t);
+    if (!prim) throw Error("symbolic op " + node.target + " has no ExecuTorch prim op");
+    std::string qualified = std::string("executorch_prim::") + prim;
+    const OpSchema *schema = OperatorTable::builtin().lookup(qualified + ".Scalar");
+    if (!schema) throw InternalError(qualified + ".Scalar is not in the operator table");
+    if (node.inputs.size() != schema->arguments.size())
+      throw Error(node.target + " takes " + std::to_string(schema->arguments.size()) + " arguments, got " +
+                  std::to_string(node.inputs.size()));
+    pte::KernelCall call;
+    call.opIndex = operatorIndex(qualified, "Scalar");
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const Argument &a = node.inputs[k].arg;
+      switch (a.kind) {
+      case ArgKind::SymInt: case ArgKind::SymBool: case ArgKind::SymFloat:
+        if (!a.syms.empty() && a.syms[0].isName) call.args.push_back(valueOf(a.syms[0].name));
+        else if (a.kind == ArgKind::SymFloat) call.args.push_back(push(pte::Double{a.syms.empty() ? 0 : a.syms[0].floatValue}));
+        else if (a.kind == ArgKind::SymBool) call.args.push_back(push(pte::Bool{!a.syms.empty() && a.syms[0].intValue != 0}));
+        else call.args.push_back(push(pte::Int{a.syms.empty() ? 0 : a.syms[0].intValue}));
+        break;
+      default: call.args.push_back(emitArgument(a, schema->arguments[k])); break;
+      }
+    }
+    int32_t ret = push(pte::Int{0});
+    call.args.push_back(ret);
+    for (const auto &o : node.outputs)
+      if (!o.syms.empty() && o.syms[0].isName) scope_->ids[o.syms[0].name] = ret;
+    plan_.chains[0].instructions.push_back(std::move(call));
+  }
+
+  /// cond(pred, true_graph, false_graph, operands), inlined as upstream's emitter
+  /// does (pte-format.md §3.6): the outputs are new values; JumpFalse(pred) over
+  /// the true branch, which ends with MoveCalls into the outputs; an
+  /// unconditional JumpFalse(Bool false) over the false branch, which ends with
+  /// its MoveCalls. Destinations are absolute instruction indices in the chain.
+  void emitCond(const Node &node) {
+    if (node.inputs.size() != 4 || node.inputs[1].arg.kind != ArgKind::Graph ||
+        node.inputs[2].arg.kind != ArgKind::Graph || node.inputs[3].arg.kind != ArgKind::Tensors)
+      throw Error("cond expects (pred, true_graph, false_graph, operands)");
+    std::vector<int32_t> outIds;
+    for (const auto &o : node.outputs) {
+      if (o.kind != ArgKind::Tensor) throw Error(std::string("cond output of kind ") + argKindTag(o.kind) + " cannot be emitted");
+      int32_t id = push(tensorOf(o.name, true));
+      scope_->ids[o.name] = id;
+      outIds.push_back(id);
+    }
+    const Argument &pred = node.inputs[0].arg;
+    int32_t predId = pred.kind == ArgKind::Tensor ? valueOf(pred.name)
+                     : pred.kind == ArgKind::SymBool && !pred.syms.empty() && pred.syms[0].isName
+                         ? valueOf(pred.syms[0].name)
+                         : push(pte::Bool{pred.kind == ArgKind::Bool ? pred.intValue != 0
+                                                                      : !pred.syms.empty() && pred.syms[0].intValue != 0});
+    std::vector<int32_t> operands;
+    for (const auto &n : node.inputs[3].arg.names) operands.push_back(valueOf(n));
+    auto &chain = plan_.chains[0].instructions;
+    size_t jumpToFalse = chain.size();
+    chain.push_back(pte::JumpFalseCall{predId, -1});
+    emitBranch(node.inputs[1].arg, operands, outIds);
+    int32_t falseValue = push(pte::Bool{false});
+    size_t jumpToEnd = chain.size();
+    chain.push_back(pte::JumpFalseCall{falseValue, -1});
+    std::get<pte::JumpFalseCall>(chain[jumpToFalse]).destinationInstruction = int32_t(chain.size());
+    emitBranch(node.inputs[2].arg, operands, outIds);
+    std::get<pte::JumpFalseCall>(chain[jumpToEnd]).destinationInstruction = int32_t(chain.size());
+  }
+
+  void emitBranch(const Argument &branch, const std::vector<int32_t> &operands, const std::vector<int32_t> &outIds) {
+    const Graph &g = *branch.graph;
+    Scope sub{&g, scopedValueName(scope_->path, branch.graphName), plan::storageAliases(g), {}};
+    if (g.inputs.size() != operands.size()) throw Error("cond branch '" + branch.graphName + "' takes a different number of operands");
+    for (size_t k = 0; k < g.inputs.size(); ++k) {
+      const Argument &in = g.inputs[k];
+      if (in.kind == ArgKind::Tensor) sub.ids[in.name] = operands[k];
+      else if (in.kind == ArgKind::SymInt && !in.syms.empty()) sub.ids[in.syms[0].name] = operands[k];
+    }
+    Scope *outer = scope_;
+    scope_ = &sub;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      try {
+        emitNode(g.nodes[i]);
+      } catch (Error &e) {
+        scope_ = outer;
+        e.withLocation(sub.path + "/nodes/" + std::to_string(i) + " (" + g.nodes[i].displayName() + ")");
+        throw;
+      }
+    }
+    if (g.outputs.size() != outIds.size()) throw Error("cond branch '" + branch.graphName + "' returns a different number of values");
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+      const Argument &o = g.outputs[k];
+      if (o.kind != ArgKind::Tensor) throw Error(std::string("cond branch output of kind ") + argKindTag(o.kind) + " cannot be emitted");
+      int32_t from = valueOf(o.name);
+      if (from != outIds[k]) plan_.chains[0].instructions.push_back(pte::MoveCall{from, outIds[k]});
+    }
+    scope_ = outer;
   }
 
   void emitDelegateCall(const Node &node) {
@@ -321,7 +461,7 @@ private:
       o.collectTensorNames(names);
       for (const auto &n : names) {
         int32_t id = push(tensorOf(n, true));
-        ids_[n] = id;
+        scope_->ids[n] = id;
         outIds.push_back(id);
       }
     }
@@ -391,8 +531,8 @@ private:
   const ExportedProgram &ep_;
   const Graph &graph_;
   ConstantPool &constants_;
-  std::unordered_map<std::string, std::string> aliases_;
-  std::unordered_map<std::string, int32_t> ids_;
+  Scope top_;
+  Scope *scope_; // the graph being emitted: the method's, or a cond branch's
   pte::ExecutionPlan plan_;
 };
 

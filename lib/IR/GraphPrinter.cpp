@@ -12,9 +12,11 @@
 #include "Support/Hash.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -60,14 +62,89 @@ std::string pyBytes(const std::string &bytes) {
   return out + "'";
 }
 
-/// A sympy srepr such as Symbol('s0', integer=True, positive=True) shown as "s0".
-std::string exprText(const std::string &expr) {
-  const std::string prefix = "Symbol('";
-  if (expr.rfind(prefix, 0) == 0) {
-    auto end = expr.find('\'', prefix.size());
-    if (end != std::string::npos && expr.find("Symbol(", 1) == std::string::npos)
-      return expr.substr(prefix.size(), end - prefix.size());
+/// A sympy srepr (Mul(Integer(4), Symbol('s0', integer=True, positive=True)))
+/// printed the way sympy's str() prints it and torch shows it ("4*s0").
+/// Unknown functions keep their name: Max(s0, 2). Returns false on text that
+/// is not an srepr (plain str() spellings are shown as they are).
+class SreprPrinter {
+public:
+  explicit SreprPrinter(const std::string &text) : text_(text) {}
+  bool print(std::string &out) {
+    bool ok = expr(out) && pos_ == text_.size();
+    return ok;
   }
+
+private:
+  bool expr(std::string &out) {
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    std::string name = text_.substr(start, pos_ - start);
+    if (name.empty() || pos_ >= text_.size() || text_[pos_] != '(') return false;
+    ++pos_;
+    if (name == "Symbol") {
+      if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) return false;
+      char quote = text_[pos_++];
+      size_t end = text_.find(quote, pos_);
+      size_t close = end == std::string::npos ? end : text_.find(')', end);
+      if (close == std::string::npos) return false;
+      out = text_.substr(pos_, end - pos_);
+      pos_ = close + 1;
+      return true;
+    }
+    if (name == "Integer") {
+      size_t close = text_.find(')', pos_);
+      if (close == std::string::npos) return false;
+      out = text_.substr(pos_, close - pos_);
+      pos_ = close + 1;
+      return true;
+    }
+    std::vector<std::string> args, kinds;
+    for (;;) {
+      while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+      std::string arg;
+      size_t argStart = pos_;
+      if (!expr(arg)) return false;
+      args.push_back(arg);
+      kinds.push_back(text_.substr(argStart, text_.find('(', argStart) - argStart));
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ >= text_.size() || text_[pos_] != ')') return false;
+      ++pos_;
+      break;
+    }
+    auto join = [&](const std::string &sep, bool parenthesizeSums) {
+      std::string r;
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (i) r += sep;
+        r += parenthesizeSums && kinds[i] == "Add" ? "(" + args[i] + ")" : args[i];
+      }
+      return r;
+    };
+    static const std::map<std::string, std::string> kRelations = {
+        {"GreaterThan", " >= "}, {"LessThan", " <= "}, {"StrictGreaterThan", " > "},
+        {"StrictLessThan", " < "}, {"Equality", " == "}, {"Unequality", " != "}};
+    if (name == "Mul") out = join("*", true);
+    else if (name == "Add") {
+      // sympy prints the constant term last: s0 + 1.
+      std::stable_partition(args.begin(), args.end(), [](const std::string &a) {
+        return a.find_first_not_of("-0123456789") != std::string::npos;
+      });
+      out = join(" + ", false);
+    } else if (name == "FloorDiv" && args.size() == 2) out = "(" + args[0] + "//" + args[1] + ")";
+    else if (kRelations.count(name) && args.size() == 2) out = args[0] + kRelations.at(name) + args[1];
+    else out = name + "(" + join(", ", false) + ")";
+    return true;
+  }
+
+  const std::string &text_;
+  size_t pos_ = 0;
+};
+
+std::string exprText(const std::string &expr) {
+  std::string out;
+  if (SreprPrinter(expr).print(out)) return out;
   return expr;
 }
 
@@ -328,7 +405,7 @@ void printDelegateCall(std::ostream &os, const Graph &graph, const Node &node, c
 }
 
 void printGraphBody(std::ostream &os, const Graph &graph, const std::string &indent,
-                    const MemoryPlan *plan, const PrintOptions &opts) {
+                    const MemoryPlan *plan, const PrintOptions &opts, const std::string &path = "") {
   // Last use of every value, for FX's "x = y = None" notes.
   std::unordered_map<std::string, size_t> lastUse;
   for (size_t i = 0; i < graph.nodes.size(); ++i)
@@ -372,6 +449,8 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
         std::string item = n;
         if (const TensorMeta *meta = graph.tensorValues.find(n)) item += ": \"" + tensorAnnotation(*meta) + "\"";
         else if (const SymInt *sym = graph.symIntValues.find(n)) item += ": \"Sym(" + symIntText(*sym) + ")\"";
+        else if (const SymBool *b = graph.symBoolValues.find(n))
+          item += ": \"Sym(" + (b->isExpr ? exprText(b->expr) : std::string(b->value ? "True" : "False")) + ")\"";
         lhs.push_back(item);
       }
     }
@@ -425,7 +504,7 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
       for (const auto &out : node.outputs) out.collectTensorNames(names);
       std::string notes;
       for (const auto &n : names)
-        if (const Allocation *a = plan->allocations.find(n))
+        if (const Allocation *a = plan->allocations.find(scopedValueName(path, n)))
           notes += (notes.empty() ? "" : " ") + n + "@mem=" + std::to_string(a->memId) + "+" + std::to_string(a->offset);
       if (!notes.empty()) os << "  # " << notes;
     }
@@ -437,6 +516,26 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
     os << argumentText(graph.outputs[k]);
   }
   os << (graph.outputs.size() == 1 ? ",)" : ")") << "\n";
+  // Subgraphs (cond branches) as torch prints submodules: nested classes.
+  std::string classIndent = indent.size() >= 4 ? indent.substr(4) : indent;
+  for (const Node &node : graph.nodes)
+    for (const auto &in : node.inputs) {
+      if (in.arg.kind != ArgKind::Graph || !in.arg.graph) continue;
+      const Graph &sub = *in.arg.graph;
+      std::string subPath = scopedValueName(path, in.arg.graphName);
+      os << "\n" << classIndent << "class " << in.arg.graphName << "(torch.nn.Module):\n";
+      os << classIndent << "    def forward(self";
+      for (const auto &a : sub.inputs) {
+        std::vector<std::string> names;
+        a.collectTensorNames(names);
+        for (const auto &n : names) {
+          os << ", " << n;
+          if (const TensorMeta *meta = sub.tensorValues.find(n)) os << ": \"" << tensorAnnotation(*meta) << "\"";
+        }
+      }
+      os << "):\n";
+      printGraphBody(os, sub, indent + "    ", plan, opts, subPath);
+    }
 }
 
 } // namespace

@@ -406,6 +406,52 @@ OpTarget parseTarget(const std::string &target) {
   return t;
 }
 
+bool staysAtenInEdge(const OpTarget &t) {
+  if (t.dialect == TargetDialect::HigherOrder) return true;
+  if (t.dialect != TargetDialect::Aten) return false;
+  return isSymSizeOp(t) || isGraphAssert(t) || t.qualifiedName() == "aten::scalar_tensor" ||
+         t.qualifiedName() == "aten::_local_scalar_dense";
+}
+
+bool isGraphAssert(const OpTarget &t) {
+  if (t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge) return false;
+  std::string q = t.qualifiedName();
+  return q == "aten::_assert_scalar" || q == "aten::_assert_async.msg" || q == "aten::_assert_async" ||
+         q == "aten::sym_constrain_range" || q == "aten::sym_constrain_range_for_size";
+}
+
+bool isSymSizeOp(const OpTarget &t) {
+  if (t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge) return false;
+  std::string q = t.qualifiedName();
+  return q == "aten::sym_size.int" || q == "aten::sym_stride.int" || q == "aten::sym_numel" ||
+         q == "aten::sym_storage_offset";
+}
+
+namespace {
+template <typename G, typename F> void walkSubgraphs(G &graph, const F &fn, const std::string &prefix) {
+  for (auto &node : graph.nodes)
+    for (auto &in : node.inputs)
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph) {
+        std::string path = prefix.empty() ? in.arg.graphName : prefix + "/" + in.arg.graphName;
+        fn(*in.arg.graph, path);
+        walkSubgraphs(*in.arg.graph, fn, path);
+      }
+}
+} // namespace
+
+void forEachSubgraph(Graph &graph, const std::function<void(Graph &, const std::string &)> &fn,
+                     const std::string &prefix) {
+  walkSubgraphs(graph, fn, prefix);
+}
+void forEachSubgraph(const Graph &graph, const std::function<void(const Graph &, const std::string &)> &fn,
+                     const std::string &prefix) {
+  walkSubgraphs(graph, fn, prefix);
+}
+
+std::string scopedValueName(const std::string &path, const std::string &name) {
+  return path.empty() ? name : path + "/" + name;
+}
+
 std::string atenTarget(const std::string &ns, const std::string &name, const std::string &overload) {
   return "torch.ops." + ns + "." + name + "." + (overload.empty() ? "default" : overload);
 }

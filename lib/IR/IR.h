@@ -16,6 +16,7 @@
 #include "IR/OrderedMap.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -433,6 +434,27 @@ struct OpTarget {
 };
 
 OpTarget parseTarget(const std::string &target);
+/// Ops upstream's to_edge leaves as they are (sym ops such as sym_size.int and the
+/// DISALLOW_LIST _assert_* / scalar_tensor ops): ToEdgeOps keeps them and the
+/// edge verifier accepts them.
+bool staysAtenInEdge(const OpTarget &t);
+/// Runtime asserts on symbolic values (_assert_scalar, _assert_async.msg,
+/// sym_constrain_range*), which to_executorch removes (RemoveGraphAssertsPass).
+bool isGraphAssert(const OpTarget &t);
+/// ATen ops computing a symbolic int from a tensor (sym_size.int, sym_numel, ...).
+bool isSymSizeOp(const OpTarget &t);
+
+/// Calls `fn(graph, path)` for every graph argument (cond branches, map bodies)
+/// of the nodes of `graph`, recursively, parents first. `path` is the chain of
+/// graph-argument names from the method's graph ("true_graph_0",
+/// "true_graph_0/false_graph_0"); it qualifies a subgraph's value names in a
+/// memory plan.
+void forEachSubgraph(Graph &graph, const std::function<void(Graph &, const std::string &)> &fn,
+                     const std::string &prefix = "");
+void forEachSubgraph(const Graph &graph, const std::function<void(const Graph &, const std::string &)> &fn,
+                     const std::string &prefix = "");
+/// "path/name" (or "name" at the method level): a value's key in MemoryPlan::allocations.
+std::string scopedValueName(const std::string &path, const std::string &name);
 std::string atenTarget(const std::string &ns, const std::string &name, const std::string &overload);
 std::string edgeTarget(const std::string &ns, const std::string &name, const std::string &overload);
 inline const char *kAllocTarget = "executorch.exir.memory.alloc";

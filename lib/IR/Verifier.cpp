@@ -14,8 +14,10 @@ namespace exir {
 
 namespace {
 
-std::string nodeLocation(const std::string &method, size_t index, const Node &node) {
-  std::string loc = "/methods/" + method + "/graph_module/graph/nodes/" + std::to_string(index);
+std::string graphLocation(const std::string &method) { return "/methods/" + method + "/graph_module/graph"; }
+
+std::string nodeLocation(const std::string &graphLoc, size_t index, const Node &node) {
+  std::string loc = graphLoc + "/nodes/" + std::to_string(index);
   std::string name = node.displayName();
   if (!name.empty()) loc += " (" + name + ")";
   return loc;
@@ -27,7 +29,38 @@ void collectDefinedNames(const Argument &arg, std::vector<std::string> &out) {
   if (arg.kind == ArgKind::CustomObj) out.push_back(arg.name);
 }
 
-void verifyGraph(const Graph &graph, const std::string &method, bool requireMeta) {
+/// Where a subgraph argument of a node sits: <node>/inputs/<k>/arg/as_graph/graph.
+std::string subgraphLocation(const std::string &nodeLoc, size_t argIndex) {
+  std::string base = nodeLoc.substr(0, nodeLoc.find(" ("));
+  return base + "/inputs/" + std::to_string(argIndex) + "/arg/as_graph/graph";
+}
+
+/// cond(pred, true_graph, false_graph, operands): both branches take the operands
+/// and return what the node returns.
+void verifyCond(const Node &node, const std::string &where) {
+  if (node.inputs.size() != 4 || node.inputs[1].arg.kind != ArgKind::Graph ||
+      node.inputs[2].arg.kind != ArgKind::Graph || node.inputs[3].arg.kind != ArgKind::Tensors)
+    throw Error("cond expects (pred, true_graph, false_graph, operands)", {}, where);
+  const Argument &pred = node.inputs[0].arg;
+  if (pred.kind != ArgKind::Tensor && pred.kind != ArgKind::SymBool && pred.kind != ArgKind::Bool)
+    throw Error(std::string("cond predicate must be a tensor or a bool, got ") + argKindTag(pred.kind), {},
+                where + "/inputs/0");
+  size_t operands = node.inputs[3].arg.names.size();
+  for (size_t k : {size_t(1), size_t(2)}) {
+    const Argument &branch = node.inputs[k].arg;
+    if (!branch.graph) throw Error("cond branch '" + branch.graphName + "' has no graph", {}, where);
+    if (branch.graph->inputs.size() != operands)
+      throw Error("cond branch '" + branch.graphName + "' takes " + std::to_string(branch.graph->inputs.size()) +
+                      " inputs but cond passes " + std::to_string(operands) + " operands",
+                  {}, subgraphLocation(where, k) + "/inputs");
+    if (branch.graph->outputs.size() != node.outputs.size())
+      throw Error("cond branch '" + branch.graphName + "' returns " + std::to_string(branch.graph->outputs.size()) +
+                      " values but the cond node has " + std::to_string(node.outputs.size()) + " outputs",
+                  {}, subgraphLocation(where, k) + "/outputs");
+  }
+}
+
+void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta) {
   std::unordered_set<std::string> defined;
   auto define = [&](const std::string &name, const std::string &where) {
     if (name.empty()) return;
@@ -42,12 +75,17 @@ void verifyGraph(const Graph &graph, const std::string &method, bool requireMeta
     std::vector<std::string> names;
     collectDefinedNames(graph.inputs[i], names);
     for (const auto &n : names)
-      define(n, "/methods/" + method + "/graph_module/graph/inputs/" + std::to_string(i));
+      define(n, graphLoc + "/inputs/" + std::to_string(i));
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
-    std::string where = nodeLocation(method, i, node);
+    std::string where = nodeLocation(graphLoc, i, node);
     if (node.target.empty()) throw Error("node has an empty target", {}, where);
+    // A subgraph has its own values: its inputs are bound to the node's operands.
+    for (size_t a = 0; a < node.inputs.size(); ++a)
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
+        verifyGraph(*node.inputs[a].arg.graph, subgraphLocation(where, a), requireMeta);
+    if (node.target == "torch.ops.higher_order.cond") verifyCond(node, where);
     for (size_t a = 0; a < node.inputs.size(); ++a) {
       std::vector<std::string> uses;
       node.inputs[a].arg.collectValueNames(uses);
@@ -69,7 +107,7 @@ void verifyGraph(const Graph &graph, const std::string &method, bool requireMeta
     for (const auto &u : uses)
       if (!defined.count(u))
         throw Error("graph output '" + u + "' is not defined", {},
-                    "/methods/" + method + "/graph_module/graph/outputs/" + std::to_string(i));
+                    graphLoc + "/outputs/" + std::to_string(i));
   }
 }
 
@@ -83,11 +121,63 @@ std::string specArgName(const Argument &arg) {
   }
 }
 
+void verifyStageRules(const Graph &graph, const std::string &graphLoc, Stage stage) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node &node = graph.nodes[i];
+    OpTarget t = parseTarget(node.target);
+    std::string where = nodeLocation(graphLoc, i, node);
+    for (size_t a = 0; a < node.inputs.size(); ++a)
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
+        verifyStageRules(*node.inputs[a].arg.graph, subgraphLocation(where, a), stage);
+    switch (stage) {
+    case Stage::Aten:
+      if (t.dialect == TargetDialect::Edge || t.dialect == TargetDialect::MemoryAlloc)
+        throw Error("edge/executorch op '" + node.target + "' in an ATen-dialect program", {}, where);
+      break;
+    case Stage::Edge:
+    case Stage::Delegated:
+      // Sym ops and runtime asserts stay ATen ops in the edge dialect, as upstream keeps them.
+      if (t.dialect == TargetDialect::Aten && !staysAtenInEdge(t))
+        throw Error("op '" + node.target +
+                        "' is not in the edge namespace (executorch.exir.dialects.edge.ops.*)",
+                    {}, where);
+      if (t.dialect == TargetDialect::MemoryAlloc)
+        throw Error("memory.alloc in a program that is not planned", {}, where);
+      break;
+    case Stage::Planned:
+      if (t.dialect == TargetDialect::Edge)
+        throw Error("functional edge op '" + node.target + "' left in a planned program (expected its out variant)",
+                    {}, where);
+      if (isGraphAssert(t))
+        throw Error("runtime assert '" + node.target + "' left in a planned program (exir-plan removes them)", {},
+                    where);
+      break;
+    }
+  }
+}
+
+/// The graph a scoped allocation key ("true_graph_0/alloc") belongs to, and the
+/// value name inside it; nullptr when the path names no subgraph.
+const Graph *graphOfScopedName(const Graph &graph, const std::string &key, std::string &local) {
+  auto slash = key.rfind('/');
+  if (slash == std::string::npos) {
+    local = key;
+    return &graph;
+  }
+  std::string path = key.substr(0, slash);
+  local = key.substr(slash + 1);
+  const Graph *found = nullptr;
+  forEachSubgraph(graph, [&](const Graph &g, const std::string &p) {
+    if (!found && p == path) found = &g;
+  });
+  return found;
+}
+
 } // namespace
 
 void verifyMethodStructure(const ExportedProgram &ep, const std::string &method) {
   const Graph &graph = ep.graph;
-  verifyGraph(graph, method, /*requireMeta=*/true);
+  verifyGraph(graph, graphLocation(method), /*requireMeta=*/true);
   const auto &ins = ep.signature.inputSpecs;
   const auto &outs = ep.signature.outputSpecs;
   if (ins.size() != graph.inputs.size())
@@ -120,34 +210,7 @@ void verifyProgram(const Program &program, Stage stage) {
   for (const auto &[name, method] : program.methods) {
     verifyMethodStructure(method.program, name);
     const Graph &graph = method.program.graph;
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      const Node &node = graph.nodes[i];
-      OpTarget t = parseTarget(node.target);
-      std::string where = nodeLocation(name, i, node);
-      switch (stage) {
-      case Stage::Aten:
-        if (t.dialect == TargetDialect::Edge || t.dialect == TargetDialect::MemoryAlloc)
-          throw Error("edge/executorch op '" + node.target + "' in an ATen-dialect program", {}, where);
-        break;
-      case Stage::Edge:
-      case Stage::Delegated:
-        if (t.dialect == TargetDialect::Aten && t.ns != "higher_order")
-          throw Error("op '" + node.target +
-                          "' is not in the edge namespace (executorch.exir.dialects.edge.ops.*)",
-                      {}, where);
-        if (t.dialect == TargetDialect::MemoryAlloc)
-          throw Error("memory.alloc in a program that is not planned", {}, where);
-        if (stage == Stage::Edge && t.dialect == TargetDialect::HigherOrder &&
-            t.name == "executorch_call_delegate")
-          break; // composition (flow 2) may bring delegate calls into an edge program
-        break;
-      case Stage::Planned:
-        if (t.dialect == TargetDialect::Edge)
-          throw Error("functional edge op '" + node.target + "' left in a planned program (expected its out variant)",
-                      {}, where);
-        break;
-      }
-    }
+    verifyStageRules(graph, graphLocation(name), stage);
     if (stage == Stage::Planned) {
       if (!method.plan) throw Error("planned program has no memory plan", {}, "/memory_plans/" + name);
       const MemoryPlan &plan = *method.plan;
@@ -157,7 +220,9 @@ void verifyProgram(const Program &program, Stage stage) {
         std::string where = "/memory_plans/" + name + "/allocations/" + tensor;
         if (alloc.memId < 1 || alloc.memId >= plan.bufferSizes.size())
           throw Error("mem_id " + std::to_string(alloc.memId) + " is not an arena of this plan", {}, where);
-        const TensorMeta *meta = graph.tensorValues.find(tensor);
+        std::string local;
+        const Graph *owner = graphOfScopedName(graph, tensor, local);
+        const TensorMeta *meta = owner ? owner->tensorValues.find(local) : nullptr;
         if (!meta) throw Error("allocation for unknown tensor '" + tensor + "'", {}, where);
       }
     }

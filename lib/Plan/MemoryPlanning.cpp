@@ -7,7 +7,10 @@
 // planned follows §5.4: user inputs and mutable buffers (per options), allocs,
 // delegate and other node outputs; never constants. The placement itself is
 // Placement.h's; the result is checked by the plan verifier before it is
-// recorded in the method's MemoryPlan.
+// recorded in the method's MemoryPlan. Control-flow subgraphs (cond branches)
+// are planned first, as upstream's apply_algo does, into a region at the start
+// of the arenas; their values are recorded under their path
+// ("true_graph_0/relu").
 //
 //===----------------------------------------------------------------------===//
 #include "Plan/PlanPasses.h"
@@ -42,31 +45,42 @@ namespace {
 struct StorageAnalysis {
   std::unordered_map<std::string, std::string> aliases;
   std::unordered_set<std::string> constants, userInputs, mutableBuffers, graphOutputs;
+  /// Inputs of a subgraph (cond branch): bound to the node's operands, which
+  /// the enclosing graph plans; never planned here.
+  std::unordered_set<std::string> boundInputs;
   std::unordered_map<std::string, std::string> bufferFqn; // mutable buffer placeholder -> FQN
   std::vector<std::string> order; // storage roots, first appearance first
   std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> life;
 };
 
-StorageAnalysis analyzeStorage(const ExportedProgram &ep) {
-  const Graph &g = ep.graph;
+/// `ep` is null for a subgraph, whose inputs are bound to the operands of its node.
+StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   StorageAnalysis a;
   a.aliases = storageAliases(g);
-  std::unordered_set<std::string> mutatedBufferNames;
-  for (const auto &spec : ep.signature.outputSpecs)
-    if (spec.kind == OutputKind::BufferMutation) mutatedBufferNames.insert(spec.target);
-  for (const auto &spec : ep.signature.inputSpecs) {
-    if (spec.arg.kind != ArgKind::Tensor) continue;
-    switch (spec.kind) {
-    case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
-    case InputKind::Buffer:
-      if (mutatedBufferNames.count(spec.target)) {
-        a.mutableBuffers.insert(spec.arg.name);
-        a.bufferFqn[spec.arg.name] = spec.target;
-      } else {
-        a.constants.insert(spec.arg.name);
+  if (!ep) {
+    for (const auto &in : g.inputs) {
+      std::vector<std::string> names;
+      in.collectTensorNames(names);
+      a.boundInputs.insert(names.begin(), names.end());
+    }
+  } else {
+    std::unordered_set<std::string> mutatedBufferNames;
+    for (const auto &spec : ep->signature.outputSpecs)
+      if (spec.kind == OutputKind::BufferMutation) mutatedBufferNames.insert(spec.target);
+    for (const auto &spec : ep->signature.inputSpecs) {
+      if (spec.arg.kind != ArgKind::Tensor) continue;
+      switch (spec.kind) {
+      case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
+      case InputKind::Buffer:
+        if (mutatedBufferNames.count(spec.target)) {
+          a.mutableBuffers.insert(spec.arg.name);
+          a.bufferFqn[spec.arg.name] = spec.target;
+        } else {
+          a.constants.insert(spec.arg.name);
+        }
+        break;
+      default: a.constants.insert(spec.arg.name); break;
       }
-      break;
-    default: a.constants.insert(spec.arg.name); break;
     }
   }
   for (const auto &o : g.outputs) {
@@ -105,6 +119,123 @@ StorageAnalysis analyzeStorage(const ExportedProgram &ep) {
   return a;
 }
 
+StorageAnalysis analyzeStorage(const ExportedProgram &ep) { return analyzeStorage(ep.graph, &ep); }
+
+/// Nodes with subgraph arguments (cond): node index -> the subgraphs and their paths.
+std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>>
+subgraphsByNode(const Graph &g, const std::string &path) {
+  std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>> out;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    std::vector<std::pair<const Graph *, std::string>> subs;
+    for (const auto &in : g.nodes[i].inputs)
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph) subs.emplace_back(in.arg.graph.get(), scopedValueName(path, in.arg.graphName));
+    if (!subs.empty()) out.emplace_back(i, std::move(subs));
+  }
+  return out;
+}
+
+/// One graph's plan: its own storages placed after the regions reserved for its
+/// subgraphs, and the allocation of every value in it and below it.
+struct GraphPlan {
+  std::vector<PlanItem> items;
+  Placement placement;
+  std::vector<std::pair<std::string, Allocation>> allocations; // scoped value names
+  /// Per arena: the bytes live at once at the busiest moment, branches included.
+  std::vector<uint64_t> lowerBounds;
+};
+
+/// Plans the subgraphs of `g` first, as upstream's apply_algo does: each control-flow
+/// node gets a region at the start of the arenas, as large as its largest branch
+/// (the branches never run together). Unlike upstream, the regions of different
+/// nodes do not share bytes: a cond's outputs are MoveCall'd from its branch
+/// outputs, so the branch storage stays in use as long as the cond's outputs.
+GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgram &ep,
+                    const PlanningOptions &options, const StorageAnalysis &a) {
+  GraphPlan result;
+  std::vector<uint64_t> reserved(2, 0);
+  // (node time, the largest branch lower bound per arena) for the lower bound below.
+  std::vector<std::pair<uint32_t, std::vector<uint64_t>>> branchBounds;
+  for (const auto &[index, subs] : subgraphsByNode(g, path)) {
+    std::vector<uint64_t> nodeRegion(2, 0);
+    branchBounds.emplace_back(uint32_t(g.inputs.size() + index), std::vector<uint64_t>(2, 0));
+    for (const auto &[sub, subPath] : subs) {
+      GraphPlan branch = planGraph(*sub, subPath, ep, options, analyzeStorage(*sub, nullptr));
+      auto &bound = branchBounds.back().second;
+      if (bound.size() < branch.lowerBounds.size()) bound.resize(branch.lowerBounds.size(), 0);
+      for (size_t k = 1; k < branch.lowerBounds.size(); ++k) bound[k] = std::max(bound[k], branch.lowerBounds[k]);
+      const auto &sizes = branch.placement.arenaSizes;
+      if (nodeRegion.size() < sizes.size()) nodeRegion.resize(sizes.size(), 0);
+      if (reserved.size() < sizes.size()) reserved.resize(sizes.size(), 0);
+      for (size_t k = 1; k < sizes.size(); ++k) nodeRegion[k] = std::max(nodeRegion[k], sizes[k]);
+      for (auto &[name, alloc] : branch.allocations) {
+        alloc.offset += reserved[alloc.memId];
+        result.allocations.emplace_back(name, alloc);
+      }
+    }
+    for (size_t k = 1; k < nodeRegion.size(); ++k) reserved[k] += nodeRegion[k];
+  }
+
+  std::unordered_map<std::string, size_t> itemOf;
+  for (const auto &root : a.order) {
+    if (a.constants.count(root) || a.boundInputs.count(root)) continue;
+    const TensorMeta *meta = g.tensorValues.find(root);
+    if (!meta) continue; // sym values, custom objects
+    bool isInput = a.userInputs.count(root) != 0;
+    bool isBuffer = a.mutableBuffers.count(root) != 0;
+    bool isOutput = a.graphOutputs.count(root) != 0;
+    bool top = path.empty();
+    if (isInput && !options.allocGraphInputs) continue;
+    if (isBuffer && (!options.allocMutableBuffers || options.shareMutableBuffers)) continue;
+    // Branch outputs are always planned (upstream plans submodules with alloc_graph_output).
+    if (top && isOutput && !isInput && !options.allocGraphOutputs) continue;
+    const char *kind = isBuffer ? "buffers" : isInput ? "inputs" : isOutput && top ? "outputs" : "activations";
+    PlanItem item;
+    item.name = scopedValueName(path, root);
+    item.size = byteSize(*meta, ep);
+    item.start = a.life.at(root).first;
+    item.end = a.life.at(root).second;
+    item.memId = memIdFor(options, kind);
+    itemOf[root] = result.items.size();
+    result.items.push_back(item);
+  }
+  PlanOptions planOptions;
+  planOptions.alignment = options.alignment;
+  result.placement = planMemory(result.items, options.algorithm, planOptions);
+  verifyPlacement(result.items, result.placement, options.alignment);
+  // Lower bound: this graph's own peak, or what is live at a control-flow node
+  // plus its hungriest branch.
+  result.lowerBounds = lowerBounds(result.items, options.alignment);
+  for (const auto &[t, bound] : branchBounds) {
+    if (result.lowerBounds.size() < bound.size()) result.lowerBounds.resize(bound.size(), 0);
+    for (size_t k = 1; k < bound.size(); ++k) {
+      uint64_t live = bound[k];
+      for (const auto &item : result.items)
+        if (item.memId == k && item.start <= t && t <= item.end) live += alignUp(item.size, options.alignment);
+      result.lowerBounds[k] = std::max(result.lowerBounds[k], live);
+    }
+  }
+  // Shift past the subgraph regions.
+  auto &sizes = result.placement.arenaSizes;
+  if (sizes.size() < reserved.size()) sizes.resize(reserved.size(), 0);
+  for (size_t k = 1; k < reserved.size(); ++k) sizes[k] += reserved[k];
+  for (size_t i = 0; i < result.items.size(); ++i) {
+    uint32_t mem = result.items[i].memId;
+    result.placement.offsets[i] += mem < reserved.size() ? reserved[mem] : 0;
+  }
+  // Every value name whose storage was planned gets the placement (aliases included),
+  // so the emitter can look any value up directly.
+  std::vector<std::pair<std::string, Allocation>> own;
+  for (const auto &[name, meta] : g.tensorValues) {
+    auto it = itemOf.find(storageRoot(a.aliases, name));
+    if (it == itemOf.end()) continue;
+    own.emplace_back(scopedValueName(path, name),
+                     Allocation{result.items[it->second].memId, result.placement.offsets[it->second]});
+  }
+  own.insert(own.end(), result.allocations.begin(), result.allocations.end());
+  result.allocations = std::move(own);
+  return result;
+}
+
 } // namespace
 
 std::map<std::string, MethodPlanDetails> planProgram(Program &program, const PlanningOptions &options) {
@@ -139,33 +270,10 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       }
 
     MethodPlanDetails d;
-    std::unordered_map<std::string, size_t> itemOf;
-    for (const auto &root : a.order) {
-      if (a.constants.count(root)) continue;
-      const TensorMeta *meta = g.tensorValues.find(root);
-      if (!meta) continue; // sym values, custom objects
-      bool isInput = a.userInputs.count(root) != 0;
-      bool isBuffer = a.mutableBuffers.count(root) != 0;
-      bool isOutput = a.graphOutputs.count(root) != 0;
-      if (isInput && !options.allocGraphInputs) continue;
-      if (isBuffer && (!options.allocMutableBuffers || options.shareMutableBuffers)) continue;
-      if (isOutput && !isInput && !options.allocGraphOutputs) continue;
-      const char *kind = isBuffer ? "buffers" : isInput ? "inputs" : isOutput ? "outputs" : "activations";
-      PlanItem item;
-      item.name = root;
-      item.size = byteSize(*meta, ep);
-      item.start = a.life[root].first;
-      item.end = a.life[root].second;
-      item.memId = memIdFor(options, kind);
-      itemOf[root] = d.items.size();
-      d.items.push_back(item);
-    }
-
-    PlanOptions planOptions;
-    planOptions.alignment = options.alignment;
-    d.placement = planMemory(d.items, options.algorithm, planOptions);
-    verifyPlacement(d.items, d.placement, options.alignment);
-    d.lowerBounds = lowerBounds(d.items, options.alignment);
+    GraphPlan gp = planGraph(g, "", ep, options, a);
+    d.items = std::move(gp.items);
+    d.placement = std::move(gp.placement);
+    d.lowerBounds = std::move(gp.lowerBounds);
 
     MemoryPlan plan;
     plan.algorithm = d.placement.algorithm;
@@ -173,13 +281,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     plan.bufferSizes = d.placement.arenaSizes;
     plan.lowerBounds = d.lowerBounds;
     plan.lowerBounds.resize(plan.bufferSizes.size(), 0);
-    // Every value name whose storage was planned gets the placement (aliases included),
-    // so the emitter can look any value up directly.
-    for (const auto &[name, meta] : g.tensorValues) {
-      auto it = itemOf.find(storageRoot(a.aliases, name));
-      if (it == itemOf.end()) continue;
-      plan.allocations.set(name, Allocation{d.items[it->second].memId, d.placement.offsets[it->second]});
-    }
+    for (const auto &[name, alloc] : gp.allocations) plan.allocations.set(name, alloc);
     method.plan = std::move(plan);
     details[methodName] = std::move(d);
   }
@@ -209,54 +311,129 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
   return details;
 }
 
+namespace {
+
+/// A placed storage of a subgraph, seen from an enclosing graph.
+struct PlacedStorage {
+  std::string name;
+  uint32_t memId;
+  uint64_t offset, size; // size aligned
+};
+
+/// Checks one graph's allocations (and, recursively, its subgraphs'); returns the
+/// storages of the graph and everything below it.
+std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &path, const ExportedProgram &ep,
+                                           const StorageAnalysis &a, const MemoryPlan &plan,
+                                           const std::string &methodName, MethodPlanDetails *details) {
+  std::vector<PlanItem> items;
+  Placement placement;
+  placement.algorithm = plan.algorithm;
+  placement.arenaSizes = plan.bufferSizes;
+  for (const auto &root : a.order) {
+    std::string key = scopedValueName(path, root);
+    const Allocation *alloc = plan.allocations.find(key);
+    const TensorMeta *meta = g.tensorValues.find(root);
+    if (!meta) continue;
+    std::string where = "/memory_plans/" + methodName + "/allocations/" + key;
+    if (a.constants.count(root)) {
+      if (alloc) throw Error("constant '" + root + "' must not be memory-planned", {}, where);
+      continue;
+    }
+    if (a.boundInputs.count(root)) continue;
+    if (!alloc) {
+      // Only graph inputs/outputs may be left to the caller; allocs must be planned.
+      bool boundary = path.empty() && (a.userInputs.count(root) || a.graphOutputs.count(root));
+      if (!boundary) throw Error("tensor '" + key + "' is produced inside the graph but has no allocation", {}, where);
+      continue;
+    }
+    // Every alias of a storage must sit where the storage sits.
+    for (const auto &[name, target] : a.aliases)
+      if (storageRoot(a.aliases, name) == root)
+        if (const Allocation *other = plan.allocations.find(scopedValueName(path, name)))
+          if (!(*other == *alloc))
+            throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},
+                        "/memory_plans/" + methodName + "/allocations/" + scopedValueName(path, name));
+    PlanItem item;
+    item.name = key;
+    item.size = byteSize(*meta, ep);
+    item.start = a.life.at(root).first;
+    item.end = a.life.at(root).second;
+    item.memId = alloc->memId;
+    items.push_back(item);
+    placement.offsets.push_back(alloc->offset);
+  }
+  try {
+    verifyPlacement(items, placement, plan.alignment);
+  } catch (const Error &e) {
+    // The placement verifier names the item; place it in the artifact's JSON.
+    throw Error(e.message(), e.file(),
+                "/memory_plans/" + methodName + (e.location().empty() ? "" : "/allocations/" + e.location()));
+  }
+  std::vector<PlacedStorage> all;
+  for (size_t i = 0; i < items.size(); ++i)
+    all.push_back({items[i].name, items[i].memId, placement.offsets[i], alignUp(items[i].size, plan.alignment)});
+
+  // A subgraph's storages are in use while its node runs and, through the
+  // MoveCalls into the node's outputs, as long as those outputs live.
+  struct Group {
+    size_t node;
+    uint32_t start, end;
+    std::vector<PlacedStorage> storages;
+  };
+  std::vector<Group> groups;
+  for (const auto &[index, subs] : subgraphsByNode(g, path)) {
+    uint32_t t = uint32_t(g.inputs.size() + index), end = t;
+    for (const auto &o : g.nodes[index].outputs) {
+      std::vector<std::string> names;
+      o.collectTensorNames(names);
+      for (const auto &n : names) {
+        auto it = a.life.find(storageRoot(a.aliases, n));
+        if (it != a.life.end()) end = std::max(end, it->second.second);
+      }
+    }
+    for (const auto &[sub, subPath] : subs)
+      groups.push_back({index, t, end,
+                        verifyGraphPlan(*sub, subPath, ep, analyzeStorage(*sub, nullptr), plan, methodName, nullptr)});
+  }
+  auto overlap = [](const PlacedStorage &x, const PlacedStorage &y) {
+    return x.memId == y.memId && x.size && y.size && x.offset < y.offset + y.size && y.offset < x.offset + x.size;
+  };
+  auto clash = [&](const PlacedStorage &x, const PlacedStorage &y) {
+    throw Error("'" + x.name + "' and '" + y.name + "' overlap in memory while both are live (subgraph storage)", {},
+                "/memory_plans/" + methodName + "/allocations/" + y.name);
+  };
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group &grp = groups[gi];
+    for (size_t i = 0; i < items.size(); ++i)
+      if (!(items[i].end < grp.start || items[i].start > grp.end))
+        for (const auto &s : grp.storages)
+          if (overlap(all[i], s)) clash(all[i], s);
+    for (size_t gj = gi + 1; gj < groups.size(); ++gj) {
+      const Group &other = groups[gj];
+      if (other.node == grp.node || grp.end < other.start || grp.start > other.end) continue;
+      for (const auto &s : grp.storages)
+        for (const auto &o : other.storages)
+          if (overlap(s, o)) clash(s, o);
+    }
+  }
+  if (details) {
+    details->items = items;
+    details->placement = placement;
+  }
+  for (const auto &grp : groups) all.insert(all.end(), grp.storages.begin(), grp.storages.end());
+  return all;
+}
+
+} // namespace
+
 std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program) {
   std::map<std::string, MethodPlanDetails> details;
   for (const auto &[methodName, method] : program.methods) {
     if (!method.plan) throw Error("method has no memory plan", {}, "/memory_plans/" + methodName);
     const MemoryPlan &plan = *method.plan;
     const ExportedProgram &ep = method.program;
-    StorageAnalysis a = analyzeStorage(ep);
     MethodPlanDetails d;
-    d.placement.algorithm = plan.algorithm;
-    d.placement.arenaSizes = plan.bufferSizes;
-    for (const auto &root : a.order) {
-      const Allocation *alloc = plan.allocations.find(root);
-      const TensorMeta *meta = ep.graph.tensorValues.find(root);
-      if (!meta) continue;
-      std::string where = "/memory_plans/" + methodName + "/allocations/" + root;
-      if (a.constants.count(root)) {
-        if (alloc) throw Error("constant '" + root + "' must not be memory-planned", {}, where);
-        continue;
-      }
-      if (!alloc) {
-        // Only graph inputs/outputs may be left to the caller; allocs must be planned.
-        bool boundary = a.userInputs.count(root) || a.graphOutputs.count(root);
-        if (!boundary) throw Error("tensor '" + root + "' is produced inside the graph but has no allocation", {}, where);
-        continue;
-      }
-      // Every alias of a storage must sit where the storage sits.
-      for (const auto &[name, target] : a.aliases)
-        if (storageRoot(a.aliases, name) == root)
-          if (const Allocation *other = plan.allocations.find(name))
-            if (!(*other == *alloc))
-              throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},
-                          "/memory_plans/" + methodName + "/allocations/" + name);
-      PlanItem item;
-      item.name = root;
-      item.size = byteSize(*meta, ep);
-      item.start = a.life[root].first;
-      item.end = a.life[root].second;
-      item.memId = alloc->memId;
-      d.items.push_back(item);
-      d.placement.offsets.push_back(alloc->offset);
-    }
-    try {
-      verifyPlacement(d.items, d.placement, plan.alignment);
-    } catch (const Error &e) {
-      // The placement verifier names the item; place it in the artifact's JSON.
-      throw Error(e.message(), e.file(),
-                  "/memory_plans/" + methodName + (e.location().empty() ? "" : "/allocations/" + e.location()));
-    }
+    verifyGraphPlan(ep.graph, "", ep, analyzeStorage(ep), plan, methodName, &d);
     d.lowerBounds = lowerBounds(d.items, plan.alignment);
     details[methodName] = std::move(d);
   }

@@ -22,6 +22,10 @@ namespace exir::plan {
 /// BUFFER_MUTATION outputs -> aten::copy_(buffer, new value) before the output.
 void insertBufferWriteBack(Program &program);
 
+/// Removes runtime asserts on symbolic values (_assert_scalar, sym_constrain_range*)
+/// and the sym ops only they used, as to_executorch does.
+void removeGraphAsserts(Program &program);
+
 /// Functional edge op -> `.out` variant with one memory.alloc per out argument.
 /// Throws naming the node when an op has no out variant.
 void toOutVariant(Program &program);
@@ -63,6 +67,10 @@ std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program
 std::unordered_map<std::string, std::string> storageAliases(const Graph &graph);
 /// Follows storageAliases to the root.
 std::string storageRoot(const std::unordered_map<std::string, std::string> &aliases, std::string name);
+
+/// An unbacked size symbol of a nonzero result (u0 in [u0, ndim]) without an upper
+/// bound gets one: nonzero of N elements has at most N rows.
+void boundDataDependentSizes(Program &program);
 
 /// Upper bound of a symbolic size given the method's range constraints.
 /// Throws exir::Error when the expression has no finite upper bound.

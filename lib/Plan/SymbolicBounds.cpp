@@ -14,6 +14,26 @@
 namespace exir::plan {
 
 namespace {
+/// torch names data-dependent (unbacked) sizes u0, u1, ...
+bool isUnbackedSymbol(const std::string &name) {
+  return name.size() > 1 && name[0] == 'u' && name.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
+/// The symbol a size is, when it is a bare symbol ("u0" or "Symbol('u0', integer=True)").
+std::optional<std::string> bareSymbol(const SymInt &size) {
+  if (!size.isExpr) return std::nullopt;
+  const std::string &e = size.expr;
+  if (e.rfind("Symbol(", 0) == 0) {
+    auto q = e.find_first_of("'\"");
+    if (q == std::string::npos) return std::nullopt;
+    auto end = e.find(e[q], q + 1);
+    if (end == std::string::npos) return std::nullopt;
+    return e.substr(q + 1, end - q - 1);
+  }
+  if (e.find_first_of("()+*/ ") == std::string::npos) return e;
+  return std::nullopt;
+}
+
 struct BoundParser {
   const std::string &text;
   const ExportedProgram &ep;
@@ -33,10 +53,14 @@ struct BoundParser {
   }
   int64_t symbolBound(const std::string &name, bool upper) {
     const RangeConstraint *r = ep.rangeConstraints.find(name);
+    const std::optional<int64_t> *v = r ? (upper ? &r->maxVal : &r->minVal) : nullptr;
+    if (v && *v) return **v;
+    if (!upper) return 0; // sizes are never negative
+    if (isUnbackedSymbol(name))
+      fail("unbacked symbol '" + name + "' (a data-dependent size) has no upper bound; bound it in the model " +
+           "before export, e.g. torch._check(n <= MAX)");
     if (!r) fail("symbol '" + name + "' has no range constraint");
-    const auto &v = upper ? r->maxVal : r->minVal;
-    if (!v) fail(std::string("symbol '") + name + "' has no " + (upper ? "upper" : "lower") + " bound (unbounded dynamic dim)");
-    return *v;
+    fail("symbol '" + name + "' has no upper bound (unbounded dynamic dim)");
   }
   // Parses one expression and returns its (lower, upper) bounds.
   std::pair<int64_t, int64_t> expr() {
@@ -119,6 +143,36 @@ int64_t upperBound(const SymInt &size, const ExportedProgram &ep) {
   if (!size.isExpr) return size.value;
   BoundParser parser{size.expr, ep};
   return parser.expr().second;
+}
+
+void boundDataDependentSizes(Program &program) {
+  for (auto &[methodName, method] : program.methods) {
+    ExportedProgram &ep = method.program;
+    auto visit = [&](Graph &g, const std::string &) {
+      for (const Node &node : g.nodes) {
+        OpTarget t = parseTarget(node.target);
+        if (t.ns != "aten" || t.name != "nonzero" || node.inputs.empty() || node.outputs.empty() ||
+            node.inputs[0].arg.kind != ArgKind::Tensor || node.outputs[0].kind != ArgKind::Tensor)
+          continue;
+        const TensorMeta *in = g.tensorValues.find(node.inputs[0].arg.name);
+        const TensorMeta *out = g.tensorValues.find(node.outputs[0].name);
+        if (!in || !out || out->sizes.empty()) continue;
+        auto sym = bareSymbol(out->sizes[0]);
+        if (!sym || !isUnbackedSymbol(*sym)) continue;
+        RangeConstraint *r = ep.rangeConstraints.find(*sym);
+        if (r && r->maxVal) continue;
+        // nonzero of N elements has at most N rows.
+        int64_t rows = 1;
+        for (const auto &s : in->sizes) rows *= upperBound(s, ep);
+        RangeConstraint bound = r ? *r : RangeConstraint{};
+        if (!bound.minVal) bound.minVal = 0;
+        bound.maxVal = rows;
+        ep.rangeConstraints.set(*sym, bound);
+      }
+    };
+    visit(ep.graph, "");
+    forEachSubgraph(ep.graph, visit);
+  }
 }
 
 } // namespace exir::plan

@@ -7,7 +7,9 @@
 // spelling ("(2, 2);7": size tuple; serializer dtype number). The op keeps its
 // original result names; those alias the allocs (see storageAliases).
 // Skipped as upstream does: delegate calls, higher-order ops, sym ops,
-// memory.* nodes and in-place ops.
+// memory.* nodes and in-place ops; the branches of cond are converted
+// recursively. A Tensor(a!)[] out argument (split_with_sizes_copy.out) gets one
+// alloc per element of the node's list result.
 //
 //===----------------------------------------------------------------------===//
 #include "Ops/OperatorTable.h"
@@ -30,73 +32,99 @@ std::string allocSpec(const TensorMeta &meta, const ExportedProgram &ep) {
 
 } // namespace
 
-void toOutVariant(Program &program) {
+namespace {
+
+std::string newAlloc(Graph &g, const TensorMeta &meta, const ExportedProgram &ep, std::vector<Node> &result,
+                     int &allocCount) {
+  std::string allocName = "alloc";
+  while (g.tensorValues.contains(allocName)) allocName = "alloc_" + std::to_string(++allocCount);
+  Node alloc;
+  alloc.target = kAllocTarget;
+  alloc.inputs.push_back(NamedArgument{"alloc_arg", Argument::string(allocSpec(meta, ep)), ArgumentPassing::Positional});
+  alloc.outputs.push_back(Argument::tensor(allocName));
+  // The alloc keeps the symbolic shape (the emitter marks it DYNAMIC_BOUND);
+  // its size in the alloc spec and in planning is the upper bound.
+  g.tensorValues.set(allocName, meta);
+  result.push_back(std::move(alloc));
+  return allocName;
+}
+
+void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
   const OperatorTable &table = OperatorTable::builtin();
-  for (auto &[methodName, method] : program.methods) {
-    ExportedProgram &ep = method.program;
-    Graph &g = ep.graph;
-    std::vector<Node> result;
-    result.reserve(g.nodes.size() * 2);
-    int allocCount = 0;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      Node &node = g.nodes[i];
-      OpTarget t = parseTarget(node.target);
-      bool functionalOp = t.dialect == TargetDialect::Edge ||
-                          (t.dialect == TargetDialect::Aten && t.ns != "higher_order" && t.overload != "out");
-      if (!functionalOp) {
-        result.push_back(std::move(node));
-        continue;
-      }
-      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
-                          node.displayName() + ")";
-      const OpSchema *schema = table.lookup(t.qualifiedName());
-      if (!schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table", {}, where);
-      bool symOp = !schema->returns.empty() && schema->returns[0].type.base != SchemaBaseType::Tensor;
-      if (schema->isInplace() || symOp) {
-        node.target = atenTarget(t.ns, t.name, t.overload);
-        result.push_back(std::move(node));
-        continue;
-      }
-      const OpSchema *out = schema->isOutVariant() ? schema : table.outVariant(*schema);
-      if (!out) throw Error("operator " + t.qualifiedName() + " has no out variant, so it cannot be memory-planned", {}, where);
-      std::vector<const SchemaArgument *> outArgs = out->outArguments();
-      std::vector<std::string> results;
-      for (const auto &o : node.outputs) {
-        if (o.kind == ArgKind::Tensor) results.push_back(o.name);
-        else if (o.kind == ArgKind::None) results.push_back("");
-        else throw Error("out-variant conversion of a node with a list output is not supported", {}, where);
-      }
-      if (results.size() != outArgs.size())
-        throw Error("operator " + t.qualifiedName() + " has " + std::to_string(results.size()) +
-                        " results but its out variant " + out->qualifiedName() + " has " +
-                        std::to_string(outArgs.size()) + " out arguments",
-                    {}, where);
-      for (size_t k = 0; k < outArgs.size(); ++k) {
-        if (results[k].empty()) {
-          node.inputs.push_back(NamedArgument{outArgs[k]->name, Argument::none(), ArgumentPassing::Keyword});
-          continue;
-        }
-        const TensorMeta *meta = g.tensorValues.find(results[k]);
-        if (!meta) throw Error("result '" + results[k] + "' has no tensor metadata", {}, where);
-        std::string allocName = "alloc";
-        while (g.tensorValues.contains(allocName))
-          allocName = "alloc_" + std::to_string(++allocCount);
-        Node alloc;
-        alloc.target = kAllocTarget;
-        alloc.inputs.push_back(NamedArgument{"alloc_arg", Argument::string(allocSpec(*meta, ep)), ArgumentPassing::Positional});
-        alloc.outputs.push_back(Argument::tensor(allocName));
-        // The alloc keeps the symbolic shape (the emitter marks it DYNAMIC_BOUND);
-        // its size in the alloc spec and in planning is the upper bound.
-        TensorMeta allocMeta = *meta;
-        g.tensorValues.set(allocName, std::move(allocMeta));
-        result.push_back(std::move(alloc));
-        node.inputs.push_back(NamedArgument{outArgs[k]->name, Argument::tensor(allocName), ArgumentPassing::Keyword});
-      }
-      node.target = atenTarget(out->ns, out->name, out->overload);
+  std::vector<Node> result;
+  result.reserve(g.nodes.size() * 2);
+  int allocCount = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node &node = g.nodes[i];
+    OpTarget t = parseTarget(node.target);
+    std::string where = graphLoc + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")";
+    // Control flow: the branches are converted like the method (upstream recurses
+    // into cond / map bodies); the node itself stays.
+    for (size_t a = 0; a < node.inputs.size(); ++a)
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
+        convertGraph(*node.inputs[a].arg.graph, ep, where + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
+    bool functionalOp = t.dialect == TargetDialect::Edge ||
+                        (t.dialect == TargetDialect::Aten && t.ns != "higher_order" && t.overload != "out");
+    if (!functionalOp) {
       result.push_back(std::move(node));
+      continue;
     }
-    g.nodes = std::move(result);
+    const OpSchema *schema = table.lookup(t.qualifiedName());
+    if (!schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table", {}, where);
+    bool symOp = !schema->returns.empty() && schema->returns[0].type.base != SchemaBaseType::Tensor;
+    if (schema->isInplace() || symOp) {
+      node.target = atenTarget(t.ns, t.name, t.overload);
+      result.push_back(std::move(node));
+      continue;
+    }
+    const OpSchema *out = schema->isOutVariant() ? schema : table.outVariant(*schema);
+    if (!out) throw Error("operator " + t.qualifiedName() + " has no out variant, so it cannot be memory-planned", {}, where);
+    std::vector<const SchemaArgument *> outArgs = out->outArguments();
+    if (outArgs.size() != node.outputs.size())
+      throw Error("operator " + t.qualifiedName() + " has " + std::to_string(node.outputs.size()) +
+                      " results but its out variant " + out->qualifiedName() + " has " +
+                      std::to_string(outArgs.size()) + " out arguments",
+                  {}, where);
+    for (size_t k = 0; k < outArgs.size(); ++k) {
+      const Argument &res = node.outputs[k];
+      bool listOut = outArgs[k]->type.isList;
+      if (res.kind == ArgKind::None) {
+        node.inputs.push_back(NamedArgument{outArgs[k]->name, Argument::none(), ArgumentPassing::Keyword});
+        continue;
+      }
+      if ((res.kind == ArgKind::Tensors) != listOut || (res.kind != ArgKind::Tensor && res.kind != ArgKind::Tensors))
+        throw Error("result " + std::to_string(k) + " (" + argKindTag(res.kind) + ") does not match out argument '" +
+                        outArgs[k]->name + "' of " + out->qualifiedName(),
+                    {}, where);
+      // A Tensor(a!)[] out argument (split_with_sizes_copy.out, unbind_copy.int_out)
+      // gets one alloc per list element.
+      std::vector<std::string> names = res.kind == ArgKind::Tensors ? res.names : std::vector<std::string>{res.name};
+      std::vector<std::string> allocs;
+      for (const auto &name : names) {
+        const TensorMeta *meta = g.tensorValues.find(name);
+        if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where);
+        try {
+          allocs.push_back(newAlloc(g, *meta, ep, result, allocCount));
+        } catch (Error &e) {
+          e.withLocation(where); // an unbounded size: name the node whose result it is
+          throw;
+        }
+      }
+      node.inputs.push_back(NamedArgument{outArgs[k]->name,
+                                          listOut ? Argument::tensors(allocs) : Argument::tensor(allocs[0]),
+                                          ArgumentPassing::Keyword});
+    }
+    node.target = atenTarget(out->ns, out->name, out->overload);
+    result.push_back(std::move(node));
   }
+  g.nodes = std::move(result);
+}
+
+} // namespace
+
+void toOutVariant(Program &program) {
+  for (auto &[methodName, method] : program.methods)
+    convertGraph(method.program.graph, method.program, "/methods/" + methodName + "/graph_module/graph");
 }
 
 std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) {
@@ -120,13 +148,20 @@ std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) 
       aliases[node.outputs[0].name] = node.inputs[0].arg.name;
       continue;
     }
-    // k-th result aliases the k-th keyword argument that names an alloc.
-    std::vector<std::string> outArgs;
+    // k-th result aliases the k-th alloc passed as a keyword argument (lists
+    // flattened: the elements of split_with_sizes_copy's result alias its out list).
+    std::vector<std::string> outArgs, results;
     for (const auto &in : node.inputs)
-      if (in.kind && *in.kind == ArgumentPassing::Keyword && in.arg.kind == ArgKind::Tensor && isAlloc.count(in.arg.name))
-        outArgs.push_back(in.arg.name);
-    for (size_t k = 0; k < outArgs.size() && k < node.outputs.size(); ++k)
-      if (node.outputs[k].kind == ArgKind::Tensor) aliases[node.outputs[k].name] = outArgs[k];
+      if (in.kind && *in.kind == ArgumentPassing::Keyword &&
+          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors)) {
+        std::vector<std::string> names;
+        in.arg.collectTensorNames(names);
+        for (const auto &n : names)
+          if (isAlloc.count(n)) outArgs.push_back(n);
+      }
+    for (const auto &o : node.outputs)
+      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors) o.collectTensorNames(results);
+    for (size_t k = 0; k < outArgs.size() && k < results.size(); ++k) aliases[results[k]] = outArgs[k];
   }
   return aliases;
 }

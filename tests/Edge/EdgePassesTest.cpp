@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
+#include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
 #include "../IR/GraphBuilder.h"
@@ -332,4 +333,33 @@ TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
                        "debug-handles"});
   auto pass = edge::edgePassRegistry().front().create();
   CHECK(pass->name() == "functionalize");
+}
+
+TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][cond]") {
+  Program p = programOf(condMethod(), Stage::Aten);
+  // condMethod is written in the edge dialect; make it the ATen program torch.export gives.
+  auto toAten = [](Graph &g, const std::string &) {
+    for (Node &n : g.nodes) {
+      OpTarget t = parseTarget(n.target);
+      if (t.dialect == TargetDialect::Edge) n.target = atenTarget(t.ns, t.name, t.overload);
+    }
+  };
+  toAten(graphOf(p), "");
+  forEachSubgraph(graphOf(p), toAten);
+  REQUIRE_NOTHROW(verifyProgram(p, Stage::Aten));
+  edge::toEdgeOps(p);
+  p.stage = Stage::Edge;
+  const Node &cond = graphOf(p).nodes.back();
+  CHECK(cond.target == "torch.ops.higher_order.cond");
+  CHECK(cond.inputs[1].arg.graph->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.relu.default");
+  CHECK(cond.inputs[2].arg.graph->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.sigmoid.default");
+  edge::DtypeRules rules = edge::DtypeRules::load("");
+  CHECK_NOTHROW(edge::verifyEdgeProgram(p, rules));
+  // sigmoid of an int tensor returning int breaks edge.yaml, inside the false branch too.
+  Graph &f = *graphOf(p).nodes.back().inputs[2].arg.graph;
+  f.tensorValues.find("x")->dtype = ScalarType::Int;
+  f.tensorValues.find("sigmoid")->dtype = ScalarType::Int;
+  CHECK_THAT(errorOf([&] { edge::verifyEdgeProgram(p, rules); }),
+             Catch::StartsWith("/methods/forward/graph_module/graph/nodes/2/inputs/2/arg/as_graph/graph/nodes/0 "
+                               "(sigmoid): dtype constraint violated: aten::sigmoid: self=Int, __ret_0=Int"));
 }

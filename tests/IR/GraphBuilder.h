@@ -12,6 +12,7 @@
 #include "Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,54 @@ inline std::vector<std::string> argNames(const exir::Node &n) {
   std::vector<std::string> out;
   for (const auto &in : n.inputs) out.push_back(in.name);
   return out;
+}
+
+/// A symbolic value argument (as_sym_int / as_sym_bool {as_name}).
+inline Argument symName(exir::ArgKind kind, std::string name) {
+  Argument a;
+  a.kind = kind;
+  a.syms.push_back(exir::SymArg{true, std::move(name), 0, 0});
+  return a;
+}
+
+/// A branch of cond: `x -> op(x)` on a tensor of the given sizes (edge dialect).
+inline std::shared_ptr<exir::Graph> unaryBranch(const std::string &op, const std::string &out,
+                                                const std::vector<int64_t> &sizes) {
+  auto g = std::make_shared<exir::Graph>();
+  g->inputs.push_back(T("x"));
+  g->tensorValues.set("x", meta(exir::ScalarType::Float, sizes));
+  exir::Node n;
+  n.target = "executorch.exir.dialects.edge.ops.aten." + op;
+  n.inputs.push_back(pos("self", T("x")));
+  n.outputs.push_back(T(out));
+  g->tensorValues.set(out, meta(exir::ScalarType::Float, sizes));
+  g->nodes.push_back(std::move(n));
+  g->outputs.push_back(T(out));
+  return g;
+}
+
+/// forward(x) = cond(x.sum() > 0, relu, sigmoid, (x,)) on f32[2, 4], edge dialect,
+/// like ../shared/corpus/torch-export/cond.pt2 without the linear layer.
+inline exir::ExportedProgram condMethod() {
+  using exir::ScalarType;
+  GraphBuilder b;
+  b.input("x", ScalarType::Float, {2, 4});
+  b.edge("sum.default", {pos("self", T("x"))}, "sum_1", ScalarType::Float, {});
+  b.edge("gt.Scalar", {pos("self", T("sum_1")), pos("other", Argument::integer(0))}, "gt", ScalarType::Bool, {});
+  exir::Node cond;
+  cond.target = "torch.ops.higher_order.cond";
+  Argument t, f;
+  t.kind = f.kind = exir::ArgKind::Graph;
+  t.graphName = "true_graph_0";
+  t.graph = unaryBranch("relu.default", "relu", {2, 4});
+  f.graphName = "false_graph_0";
+  f.graph = unaryBranch("sigmoid.default", "sigmoid", {2, 4});
+  cond.inputs = {pos("", T("gt")), pos("", t), pos("", f), pos("", Argument::tensors({"x"}))};
+  cond.outputs.push_back(T("getitem"));
+  b.ep.graph.tensorValues.set("getitem", meta(ScalarType::Float, {2, 4}));
+  b.ep.graph.nodes.push_back(std::move(cond));
+  b.output("getitem");
+  return b.ep;
 }
 
 /// Runs `fn` and returns the exir::Error's message it throws ("" if none is thrown).

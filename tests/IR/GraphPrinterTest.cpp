@@ -178,3 +178,24 @@ TEST_CASE("printer: literals, symbolic sizes, constants and range constraints", 
   printProgram(os, p);
   CHECK_THAT(os.str(), Catch::EndsWith("\nConstants:\n  w: f32[3] 12 bytes @ weights.bin+64\n"));
 }
+
+TEST_CASE("printer: sympy sizes as torch shows them; cond branches as nested classes", "[printer][cond]") {
+  ExportedProgram ep = condMethod();
+  const std::string s0 = "Symbol('s0', integer=True, positive=True)";
+  ep.graph.tensorValues.find("x")->sizes[0] = SymInt::symbol("Mul(Integer(4), " + s0 + ")");
+  ep.graph.tensorValues.find("getitem")->sizes[0] =
+      SymInt::symbol("Add(Integer(1), FloorDiv(" + s0 + ", Integer(2)))");
+  PrintOptions opts;
+  opts.stackTraces = false;
+  std::string text = printed(ep, opts);
+  CHECK_THAT(text, Catch::Contains("def forward(self, x: \"f32[4*s0, 4]\"):\n"));
+  CHECK_THAT(text, Catch::Contains("getitem: \"f32[(s0//2) + 1, 4]\" = torch.ops.higher_order.cond(gt, "
+                                   "true_graph_0, false_graph_0, [x]);  gt = x = None\n"));
+  CHECK_THAT(text, Catch::Contains("            return (getitem,)\n\n"
+                                   "        class true_graph_0(torch.nn.Module):\n"
+                                   "            def forward(self, x: \"f32[2, 4]\"):\n"
+                                   "                relu: \"f32[2, 4]\" = "
+                                   "executorch_exir_dialects_edge__ops_aten_relu_default(x);  x = None\n"
+                                   "                return (relu,)\n\n"
+                                   "        class false_graph_0(torch.nn.Module):\n"));
+}

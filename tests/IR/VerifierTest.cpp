@@ -183,3 +183,84 @@ TEST_CASE("verifier: planned programs need a valid plan", "[verifier]") {
           "/memory_plans/forward/allocations/ghost: allocation for unknown tensor 'ghost'");
   }
 }
+
+TEST_CASE("verifier: sym ops and runtime asserts stay ATen ops in the edge dialect", "[verifier][sym]") {
+  GraphBuilder b;
+  b.input("x", ScalarType::Float, {4});
+  Node size;
+  size.target = "torch.ops.aten.sym_size.int";
+  size.inputs = {pos("self", T("x")), pos("dim", Argument::integer(0))};
+  size.outputs.push_back(symName(ArgKind::SymInt, "n"));
+  Node ge;
+  ge.target = "_operator.ge";
+  ge.inputs = {pos("a", symName(ArgKind::SymInt, "n")), pos("b", Argument::integer(1))};
+  ge.outputs.push_back(symName(ArgKind::SymBool, "ge"));
+  Node check;
+  check.target = "torch.ops.aten._assert_scalar.default";
+  check.inputs = {pos("self", symName(ArgKind::SymBool, "ge")), pos("assert_msg", Argument::string("n >= 1"))};
+  b.ep.graph.nodes = {size, ge, check};
+  b.ep.graph.symIntValues.set("n", SymInt::of(4));
+  b.ep.graph.symBoolValues.set("ge", SymBool{});
+  b.output("x");
+  Program p = programOf(b.ep, Stage::Edge);
+  CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
+  SECTION("a sym value used before it is defined") {
+    std::swap(graphOf(p).nodes[0], graphOf(p).nodes[1]);
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/0 (ge)/inputs/0: uses 'n' before it is defined (argument 'a'; "
+          "graph not in topological order or value missing)");
+  }
+  SECTION("a sym value without metadata") {
+    graphOf(p).symBoolValues.erase("ge");
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/1 (ge): value 'ge' has no entry in tensor_values/sym_*_values");
+  }
+  SECTION("other ATen ops are still refused") {
+    graphOf(p).nodes[0].target = "torch.ops.aten.sym_sizes.int";
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }).find("is not in the edge namespace") != std::string::npos);
+  }
+  SECTION("asserts are gone once planned") {
+    p.stage = Stage::Planned;
+    p.methods.find("forward")->plan = MemoryPlan{"greedy", 16, {0, 0}, {0, 0}, {}};
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Planned); }) ==
+          "/methods/forward/graph_module/graph/nodes/2: runtime assert 'torch.ops.aten._assert_scalar.default' left "
+          "in a planned program (exir-plan removes them)");
+  }
+}
+
+TEST_CASE("verifier: cond branches are verified as graphs of their own", "[verifier][cond]") {
+  Program p = programOf(condMethod(), Stage::Edge);
+  CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
+  Node &cond = graphOf(p).nodes.back();
+  SECTION("a branch taking more inputs than there are operands") {
+    cond.inputs[2].arg.graph->inputs.push_back(T("y"));
+    cond.inputs[2].arg.graph->tensorValues.set("y", meta(ScalarType::Float, {2}));
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/2/inputs/2/arg/as_graph/graph/inputs: cond branch "
+          "'false_graph_0' takes 2 inputs but cond passes 1 operands");
+  }
+  SECTION("a branch returning a different number of values") {
+    cond.inputs[1].arg.graph->outputs.push_back(T("x"));
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/2/inputs/1/arg/as_graph/graph/outputs: cond branch "
+          "'true_graph_0' returns 2 values but the cond node has 1 outputs");
+  }
+  SECTION("a branch using a value of the enclosing graph") {
+    cond.inputs[1].arg.graph->nodes[0].inputs[0].arg.name = "sum_1";
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/2/inputs/1/arg/as_graph/graph/nodes/0 (relu)/inputs/0: uses "
+          "'sum_1' before it is defined (argument 'self'; graph not in topological order or value missing)");
+  }
+  SECTION("an ATen op inside a branch") {
+    cond.inputs[1].arg.graph->nodes[0].target = "torch.ops.aten.relu.default";
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/2/inputs/1/arg/as_graph/graph/nodes/0 (relu): op "
+          "'torch.ops.aten.relu.default' is not in the edge namespace (executorch.exir.dialects.edge.ops.*)");
+  }
+  SECTION("a predicate that is not a tensor or bool") {
+    cond.inputs[0].arg = Argument::integer(1);
+    CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
+          "/methods/forward/graph_module/graph/nodes/2 (getitem)/inputs/0: cond predicate must be a tensor or a "
+          "bool, got as_int");
+  }
+}

@@ -385,16 +385,3 @@ TEST_CASE("viewsToAliases turns inner static view_copy ops into memory.view", "[
   CHECK(allocationOf(p, "r") == allocationOf(p, "alloc"));
   CHECK_NOTHROW(verifyProgram(p, Stage::Planned));
 }
-
-TEST_CASE("viewsToAliases keeps dynamic views", "[plan][views]") {
-  GraphBuilder b;
-  b.input("x", F32, {2, 3});
-  b.edge("relu.default", {pos("self", T("x"))}, "r", F32, {2, 3});
-  b.edge("view_copy.default", {pos("self", T("r")), pos("size", Argument::ints_({6}))}, "v", F32, {6});
-  b.edge("neg.default", {pos("self", T("v"))}, "n", F32, {6});
-  b.output("n");
-  b.ep.graph.tensorValues.find("v")->sizes[0] = SymInt::symbol(kS0);
-  Program p = programOf(b.ep, Stage::Edge);
-  plan::viewsToAliases(p);
-  CHECK(graphOf(p).nodes[1].target == "executorch.exir.dialects.edge.ops.aten.view_copy.default");
-}

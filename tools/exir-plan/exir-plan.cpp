@@ -70,6 +70,8 @@ int main(int argc, char **argv) {
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
       verifyProgram(program, program.stage);
+      plan::removeGraphAsserts(program);
+      plan::boundDataDependentSizes(program);
       plan::insertBufferWriteBack(program);
       // Views first, as upstream: they are recognised as functional view_copy ops.
       if (!keepViews) plan::viewsToAliases(program);

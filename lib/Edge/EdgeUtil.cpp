@@ -112,10 +112,8 @@ size_t rewriteNodes(Graph &graph,
 }
 
 namespace {
-void renameInArgument(Argument &arg, const std::string &from, const std::string &to) {
-  auto fix = [&](std::string &s) {
-    if (s == from) s = to;
-  };
+/// Applies `fix` to every value name an argument refers to.
+template <typename Fix> void renameInArgument(Argument &arg, const Fix &fix) {
   switch (arg.kind) {
   case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
     fix(arg.name);
@@ -133,7 +131,7 @@ void renameInArgument(Argument &arg, const std::string &from, const std::string 
       if (s.isName) fix(s.name);
     break;
   case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) renameInArgument(v, from, to);
+    for (auto &[k, v] : arg.mapping) renameInArgument(v, fix);
     break;
   default:
     break;
@@ -142,31 +140,42 @@ void renameInArgument(Argument &arg, const std::string &from, const std::string 
 } // namespace
 
 void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to) {
+  auto fix = [&](std::string &s) {
+    if (s == from) s = to;
+  };
   for (Node &n : ep.graph.nodes)
-    for (auto &in : n.inputs) renameInArgument(in.arg, from, to);
-  for (auto &o : ep.graph.outputs) renameInArgument(o, from, to);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, from, to);
+    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
+  for (auto &o : ep.graph.outputs) renameInArgument(o, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
 }
 
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to) {
   if (from == to) return;
+  renameValues(ep, {{from, to}});
+}
+
+void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {
+  if (renames.empty()) return;
+  auto fix = [&](std::string &s) {
+    if (auto it = renames.find(s); it != renames.end()) s = it->second;
+  };
   Graph &g = ep.graph;
   for (Node &n : g.nodes) {
-    for (auto &in : n.inputs) renameInArgument(in.arg, from, to);
-    for (auto &out : n.outputs) renameInArgument(out, from, to);
+    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
+    for (auto &out : n.outputs) renameInArgument(out, fix);
   }
-  for (auto &in : g.inputs) renameInArgument(in, from, to);
-  for (auto &o : g.outputs) renameInArgument(o, from, to);
-  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, from, to);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, from, to);
-  if (const TensorMeta *m = g.tensorValues.find(from)) {
-    // Keep the position of the entry so the JSON stays in definition order.
-    OrderedMap<TensorMeta> renamed;
-    renamed.reserve(g.tensorValues.size());
-    for (auto &[k, v] : g.tensorValues) renamed.set(k == from ? to : k, v);
-    (void)m;
-    g.tensorValues = std::move(renamed);
+  for (auto &in : g.inputs) renameInArgument(in, fix);
+  for (auto &o : g.outputs) renameInArgument(o, fix);
+  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
+  // Keep the position of each entry so the JSON stays in definition order.
+  OrderedMap<TensorMeta> renamed;
+  renamed.reserve(g.tensorValues.size());
+  for (auto &[k, v] : g.tensorValues) {
+    auto it = renames.find(k);
+    renamed.set(it == renames.end() ? k : it->second, v);
   }
+  g.tensorValues = std::move(renamed);
 }
 
 void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {

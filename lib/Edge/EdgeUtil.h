@@ -65,6 +65,8 @@ size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<
 
 /// Renames a value everywhere in a method: uses, outputs, metadata tables and the signature.
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to);
+/// Several renames in one sweep over the method (linear; renameValue per value is not).
+void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames);
 
 /// Replaces every use of value `from` by `to` in node inputs and graph outputs
 /// (definitions are left alone).

@@ -20,7 +20,8 @@ void decomposeBatchNorm(Program &program) {
         return std::nullopt;
       const Argument *training = findArg(node, "training");
       if (training && training->kind == ArgKind::Bool && training->intValue)
-        throw Error("batch_norm with training=True cannot be lowered; export the model in eval() mode", {},
+        throw Error("batch_norm with training=True is lowered only with weight, bias and running statistics; "
+                    "export the model in eval() mode", {},
                     "node " + node.displayName());
       const std::string result = node.outputs.at(0).name;
       const TensorMeta &meta = metaOf(g, result);

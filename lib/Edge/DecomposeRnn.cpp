@@ -1,11 +1,13 @@
-//===- Edge/DecomposeRnn.cpp - lstm -> unrolled gate arithmetic -----------===//
+//===- Edge/DecomposeRnn.cpp - lstm/gru -> unrolled gate arithmetic -------===//
 //
-// aten::lstm.input has no core-ATen form and no kernel in the portable runtime;
-// its semantics (torch.nn.LSTM, gate order i, f, g, o) unroll into per-step core
-// ops: gates = x_t W_ih^T + b_ih + h W_hh^T + b_hh, c = f*c + i*g,
-// h = o*tanh(c). A loop over layers and time steps cannot be said as a rule,
-// hence code. Needs static sizes; dropout between layers only in training,
-// which is refused; bidirectional is refused.
+// aten::lstm.input and aten::gru.input have no core-ATen form and no kernel in
+// the portable runtime; their semantics unroll into per-step core ops.
+// LSTM (gate order i, f, g, o): gates = x_t W_ih^T + b_ih + h W_hh^T + b_hh,
+// c = f*c + i*g, h = o*tanh(c). GRU (gate order r, z, n): r, z = sigmoid of the
+// summed projections, n = tanh(x_t W_in^T + b_in + r * (h W_hn^T + b_hn)),
+// h = (1 - z)*n + z*h, computed as n + z*(h - n). A loop over layers and time
+// steps cannot be said as a rule, hence code. Needs static sizes; dropout
+// between layers only in training, which is refused; bidirectional is refused.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
@@ -19,11 +21,16 @@ namespace {
 struct Emitter {
   Graph &graph;
   const Node &origin;
+  FreshNames fresh;
   std::vector<Node> nodes;
 
   std::string call(const char *name, const char *overload, std::vector<NamedArgument> args, TensorMeta meta,
                    const std::string &result = "") {
-    std::string out = result.empty() ? addTensorValue(graph, name, std::move(meta)) : result;
+    std::string out = result;
+    if (out.empty()) {
+      out = fresh(name);
+      graph.tensorValues.set(out, std::move(meta));
+    }
     nodes.push_back(makeCall(atenTarget("aten", name, overload), std::move(args), out, &origin));
     return out;
   }
@@ -98,7 +105,8 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
     const Argument &a = requireArg(node, name);
     return a.kind == ArgKind::Bool && a.intValue != 0;
   };
-  std::string where = "node " + node.displayName();
+  std::string frame = userFrame(node);
+  std::string where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
   if (flag("bidirectional")) throw Error("bidirectional lstm is not supported by the decomposition", {}, where);
   int64_t layers = requireArg(node, "num_layers").intValue;
   if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
@@ -110,7 +118,7 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
   if (hx.size() != 2 || params.size() != perLayer * size_t(layers) || node.outputs.size() != 3)
     throw Error("lstm arguments do not match num_layers/has_biases (projections are not supported)", {}, where);
 
-  Emitter e{g, node, {}};
+  Emitter e{g, node, FreshNames(g), {}};
   std::string layerInput = requireArg(node, "input").name;
   auto inSizes = e.sizes(layerInput);
   if (inSizes.size() != 3) throw Error("unbatched lstm input is not supported", {}, where);
@@ -145,15 +153,67 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
   return std::move(e.nodes);
 }
 
+std::vector<Node> decomposeGru(Graph &g, Node &node) {
+  auto flag = [&](const char *name) {
+    const Argument &a = requireArg(node, name);
+    return a.kind == ArgKind::Bool && a.intValue != 0;
+  };
+  std::string frame = userFrame(node);
+  std::string where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
+  if (flag("bidirectional")) throw Error("bidirectional gru is not supported by the decomposition", {}, where);
+  int64_t layers = requireArg(node, "num_layers").intValue;
+  if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
+    throw Error("gru with dropout in training mode cannot be lowered; export the model in eval() mode", {}, where);
+  bool hasBiases = flag("has_biases"), batchFirst = flag("batch_first");
+  const std::string hx = requireArg(node, "hx").name;
+  const auto &params = requireArg(node, "params").names;
+  size_t perLayer = hasBiases ? 4 : 2;
+  if (params.size() != perLayer * size_t(layers) || node.outputs.size() != 2)
+    throw Error("gru arguments do not match num_layers/has_biases", {}, where);
+
+  Emitter e{g, node, FreshNames(g), {}};
+  std::string layerInput = requireArg(node, "input").name;
+  auto inSizes = e.sizes(layerInput);
+  if (inSizes.size() != 3) throw Error("unbatched gru input is not supported", {}, where);
+  int64_t timeDim = batchFirst ? 1 : 0, steps = inSizes[size_t(timeDim)];
+  std::vector<std::string> hN;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string &wih = params[size_t(l) * perLayer], &whh = params[size_t(l) * perLayer + 1];
+    std::string bih = hasBiases ? params[size_t(l) * perLayer + 2] : "";
+    std::string bhh = hasBiases ? params[size_t(l) * perLayer + 3] : "";
+    int64_t hidden = e.sizes(whh)[1];
+    std::string wihT = e.transpose2d(wih), whhT = e.transpose2d(whh);
+    std::string h = e.select(hx, 0, l);
+    std::vector<std::string> outputs;
+    for (int64_t t = 0; t < steps; ++t) {
+      std::string xt = e.select(layerInput, timeDim, t);
+      std::string gi = e.linear(xt, wihT, bih), gh = e.linear(h, whhT, bhh);
+      std::string r = e.unary("sigmoid", e.binary("add", e.slice(gi, 1, 0, hidden), e.slice(gh, 1, 0, hidden)));
+      std::string z =
+          e.unary("sigmoid", e.binary("add", e.slice(gi, 1, hidden, 2 * hidden), e.slice(gh, 1, hidden, 2 * hidden)));
+      std::string n = e.unary("tanh", e.binary("add", e.slice(gi, 1, 2 * hidden, 3 * hidden),
+                                               e.binary("mul", r, e.slice(gh, 1, 2 * hidden, 3 * hidden))));
+      h = e.binary("add", n, e.binary("mul", z, e.binary("sub", h, n)));
+      outputs.push_back(h);
+    }
+    bool last = l + 1 == layers;
+    layerInput = e.stack(outputs, timeDim, last ? node.outputs[0].name : "");
+    hN.push_back(h);
+  }
+  e.stack(hN, 0, node.outputs[1].name);
+  return std::move(e.nodes);
+}
+
 } // namespace
 
 void decomposeRnn(Program &program) {
   for (auto &[name, method] : program.methods)
     rewriteNodes(method.program.graph, [](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
       OpTarget t = targetOf(node);
-      if (t.dialect != TargetDialect::Aten || t.ns != "aten" || t.name != "lstm" || t.overload != "input")
-        return std::nullopt;
-      return decomposeLstm(g, node);
+      if (t.dialect != TargetDialect::Aten || t.ns != "aten" || t.overload != "input") return std::nullopt;
+      if (t.name == "lstm") return decomposeLstm(g, node);
+      if (t.name == "gru") return decomposeGru(g, node);
+      return std::nullopt;
     });
 }
 

@@ -14,6 +14,7 @@
 #include "Support/Error.h"
 
 #include <cstdint>
+#include <unordered_map>
 
 namespace exir::edge {
 
@@ -77,7 +78,7 @@ std::optional<std::vector<Node>> splitIntoElements(Graph &g, Node &node, const O
 
 void decomposeShapeOps(Program &program) {
   for (auto &[methodName, method] : program.methods) {
-    std::vector<std::pair<std::string, std::string>> aliases; // output -> input
+    std::unordered_map<std::string, std::string> aliases; // output -> the first real value
     rewriteNodes(method.program.graph, [&](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
       OpTarget t = targetOf(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten") return std::nullopt;
@@ -110,16 +111,12 @@ void decomposeShapeOps(Program &program) {
       const Argument &input = node.inputs.at(0).arg;
       if (input.kind != ArgKind::Tensor) return std::nullopt;
       // A chain of identities (dropout -> contiguous) must end at the first real value.
-      std::string target = input.name;
-      for (const auto &[from, to] : aliases)
-        if (from == target) target = to;
-      aliases.emplace_back(result, target);
+      auto known = aliases.find(input.name);
+      aliases[result] = known == aliases.end() ? input.name : known->second;
       return std::vector<Node>{};
     });
-    for (const auto &[from, to] : aliases) {
-      replaceUses(method.program, from, to);
-      method.program.graph.tensorValues.erase(from);
-    }
+    // One sweep for all the identities (not one whole-graph rename per node).
+    if (!aliases.empty()) renameUses(method.program, aliases);
   }
 }
 

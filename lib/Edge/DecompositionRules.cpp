@@ -6,7 +6,8 @@
 // and the values of earlier steps. Expressions are small: literals, lists,
 // + - * // / on ints (symbolic sizes included, see SymSize.h) and floats,
 // comparisons, and/or/not, indexing and slicing, .shape/.dtype/.rank of
-// tensors, and a few functions (len, range, swap, dim, coalesce, sqrt, prod).
+// tensors, and a few functions (len, range, swap, set, fill, dim, coalesce,
+// sqrt, prod).
 // Each new value gets metadata from its step's `meta` entry (or that of the
 // step's first tensor argument); a step output named `out`/`outN` reuses the
 // matched node's value and metadata. Symbolic sizes passed to SymInt
@@ -468,6 +469,12 @@ private:
       l.list[size_t(i)] = a[2];
       return l;
     }
+    if (fn == "fill") { // fill(list, n): a one-element list repeated to n elements (int[2] stride=[2])
+      arity(2);
+      if (a[0].k != Val::K::List) return Val::ofList(std::vector<Val>(size_t(concrete(a[1], "fill length")), a[0]));
+      if (a[0].list.size() == 1) return Val::ofList(std::vector<Val>(size_t(concrete(a[1], "fill length")), a[0].list[0]));
+      return a[0];
+    }
     if (fn == "coalesce") {
       for (auto &v : a)
         if (v.k != Val::K::None) return v;
@@ -559,6 +566,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
 /// Builds arguments of one new call, creating sym_size.int nodes for symbolic sizes.
 struct ArgumentBuilder {
   Graph &graph;
+  FreshNames &fresh;
   std::vector<Node> &emitted;
   std::map<std::pair<std::string, size_t>, std::string> &symCache;
   const std::vector<std::string> &sources; // tensors whose sizes may provide symbols
@@ -587,7 +595,7 @@ struct ArgumentBuilder {
           s.name = it->second;
           return s;
         }
-        std::string name = graph.freshName("sym_size_int");
+        std::string name = fresh("sym_size_int");
         Node n = makeCall(atenTarget("aten", "sym_size", "int"),
                           {positional("self", Argument::tensor(t)), positional("dim", Argument::integer(int64_t(d)))},
                           "", origin);
@@ -849,6 +857,7 @@ namespace {
 
 struct Expander {
   Graph &graph;
+  FreshNames fresh;
   const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &byOp;
   std::map<std::pair<std::string, size_t>, std::string> symCache;
   std::unordered_map<std::string, std::string> renamed; // removed value -> replacement
@@ -877,7 +886,9 @@ struct Expander {
     const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
     if (!schema) return std::nullopt;
     for (const auto *rule : it->second) {
-      Scope scope{graph, {}, rule->where + " (rule for " + rule->match + ", node " + node.displayName() + ")"};
+      std::string frame = userFrame(node);
+      Scope scope{graph, {}, rule->where + " (rule for " + rule->match + ", node " + node.displayName() +
+                                 (frame.empty() ? "" : " at " + frame) + ")"};
       bind(scope, node, *schema);
       if (!rule->when.empty()) {
         Val cond = evaluate(rule->when, scope);
@@ -917,7 +928,7 @@ struct Expander {
     for (const auto &in : node.inputs) in.arg.collectTensorNames(sources);
     for (const auto &step : rule.steps) {
       const OpSchema *schema = table.lookup(step.op);
-      ArgumentBuilder builder{graph, emitted, symCache, sources, &node, scope};
+      ArgumentBuilder builder{graph, fresh, emitted, symCache, sources, &node, scope};
       builder.allowInferred = schema->name == "view" || schema->name == "view_copy" || schema->name == "reshape";
       std::vector<NamedArgument> args;
       std::string firstTensor;
@@ -926,7 +937,11 @@ struct Expander {
         const SchemaArgument *sa = schema->argument(name);
         Val v = evaluate(expr, scope);
         values[name] = v;
-        if (v.k == Val::K::None && sa->defaultValue && !sa->type.optional) continue;
+        // Left at its default, as torch.export writes calls: a None for an argument
+        // defaulting to None, or a None standing for "the default".
+        if (v.k == Val::K::None && sa->defaultValue &&
+            (!sa->type.optional || sa->defaultValue->kind == SchemaDefault::Kind::None))
+          continue;
         Argument a = builder.build(v, sa->type);
         if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
         args.push_back(sa->kwargOnly ? keyword(name, std::move(a)) : positional(name, std::move(a)));
@@ -952,7 +967,8 @@ struct Expander {
           continue;
         }
         TensorMeta meta = newMeta(step, *schema, values, outName, firstTensor, scope);
-        std::string name = addTensorValue(graph, outName, meta);
+        std::string name = fresh(outName);
+        graph.tensorValues.set(name, meta);
         scope.vars[outName] = Val::tensor(name);
         call.outputs.push_back(Argument::tensor(name));
       }
@@ -1057,7 +1073,7 @@ size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &kee
   std::unordered_map<std::string, std::vector<const Rule *>> byOp;
   for (const auto &r : rules_) byOp[r->match].push_back(r.get());
   for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
-  Expander ex{graph, byOp, {}, {}, 0};
+  Expander ex{graph, FreshNames(graph), byOp, {}, {}, 0};
   std::vector<Node> old = std::move(graph.nodes);
   graph.nodes.clear();
   graph.nodes.reserve(old.size());

@@ -98,12 +98,13 @@ void toEdge(Program &program, const EdgeOptions &options) {
     }));
   }
   addPass(aten, "functionalize"); // the copy_ write-backs that rules emit
-  for (const char *name : {"decompose-rnn", "decompose-convolution", "decompose-linear",
+  for (const char *name : {"decompose-rnn", "decompose-convolution",
                            "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);
   aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
                                           [&](Program &p) { checkAtenDialect(p, allowNonCore); }));
   addPass(aten, "replace-view-ops");
+  addPass(aten, "optional-tensor-lists");
   addPass(aten, "scalar-to-tensor");
   aten.run(program);
 

@@ -48,6 +48,21 @@ std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta met
   return name;
 }
 
+std::string FreshNames::operator()(const std::string &base) {
+  auto used = [&](const std::string &n) {
+    return graph_.tensorValues.contains(n) || graph_.symIntValues.contains(n) || graph_.symBoolValues.contains(n) ||
+           graph_.symFloatValues.contains(n) || graph_.customObjValues.contains(n);
+  };
+  int &k = next_[base];
+  for (;; ++k) {
+    std::string candidate = k == 0 ? base : base + "_" + std::to_string(k);
+    if (!used(candidate)) {
+      ++k;
+      return candidate;
+    }
+  }
+}
+
 TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const Device &device) {
   TensorMeta m;
   m.dtype = dtype;
@@ -97,10 +112,8 @@ size_t rewriteNodes(Graph &graph,
 }
 
 namespace {
-void renameInArgument(Argument &arg, const std::string &from, const std::string &to) {
-  auto fix = [&](std::string &s) {
-    if (s == from) s = to;
-  };
+/// Applies `fix` to every value name an argument refers to.
+template <typename Fix> void renameInArgument(Argument &arg, const Fix &fix) {
   switch (arg.kind) {
   case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
     fix(arg.name);
@@ -118,7 +131,7 @@ void renameInArgument(Argument &arg, const std::string &from, const std::string 
       if (s.isName) fix(s.name);
     break;
   case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) renameInArgument(v, from, to);
+    for (auto &[k, v] : arg.mapping) renameInArgument(v, fix);
     break;
   default:
     break;
@@ -127,31 +140,62 @@ void renameInArgument(Argument &arg, const std::string &from, const std::string 
 } // namespace
 
 void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to) {
+  auto fix = [&](std::string &s) {
+    if (s == from) s = to;
+  };
   for (Node &n : ep.graph.nodes)
-    for (auto &in : n.inputs) renameInArgument(in.arg, from, to);
-  for (auto &o : ep.graph.outputs) renameInArgument(o, from, to);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, from, to);
+    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
+  for (auto &o : ep.graph.outputs) renameInArgument(o, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
 }
 
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to) {
   if (from == to) return;
+  renameValues(ep, {{from, to}});
+}
+
+void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {
+  if (renames.empty()) return;
+  auto fix = [&](std::string &s) {
+    if (auto it = renames.find(s); it != renames.end()) s = it->second;
+  };
   Graph &g = ep.graph;
   for (Node &n : g.nodes) {
-    for (auto &in : n.inputs) renameInArgument(in.arg, from, to);
-    for (auto &out : n.outputs) renameInArgument(out, from, to);
+    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
+    for (auto &out : n.outputs) renameInArgument(out, fix);
   }
-  for (auto &in : g.inputs) renameInArgument(in, from, to);
-  for (auto &o : g.outputs) renameInArgument(o, from, to);
-  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, from, to);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, from, to);
-  if (const TensorMeta *m = g.tensorValues.find(from)) {
-    // Keep the position of the entry so the JSON stays in definition order.
-    OrderedMap<TensorMeta> renamed;
-    renamed.reserve(g.tensorValues.size());
-    for (auto &[k, v] : g.tensorValues) renamed.set(k == from ? to : k, v);
-    (void)m;
-    g.tensorValues = std::move(renamed);
+  for (auto &in : g.inputs) renameInArgument(in, fix);
+  for (auto &o : g.outputs) renameInArgument(o, fix);
+  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
+  // Keep the position of each entry so the JSON stays in definition order.
+  OrderedMap<TensorMeta> renamed;
+  renamed.reserve(g.tensorValues.size());
+  for (auto &[k, v] : g.tensorValues) {
+    auto it = renames.find(k);
+    renamed.set(it == renames.end() ? k : it->second, v);
   }
+  g.tensorValues = std::move(renamed);
+}
+
+void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {
+  auto fix = [&](Argument &arg) {
+    auto one = [&](std::string &s) {
+      if (auto it = renames.find(s); it != renames.end()) s = it->second;
+    };
+    if (arg.kind == ArgKind::Tensor || arg.kind == ArgKind::OptionalTensor) one(arg.name);
+    if (arg.kind == ArgKind::Tensors || arg.kind == ArgKind::OptionalTensors)
+      for (auto &n : arg.names) one(n);
+  };
+  for (Node &n : ep.graph.nodes)
+    for (auto &in : n.inputs) fix(in.arg);
+  for (auto &o : ep.graph.outputs) fix(o);
+  for (auto &spec : ep.signature.outputSpecs) fix(spec.arg);
+  OrderedMap<TensorMeta> kept;
+  kept.reserve(ep.graph.tensorValues.size());
+  for (auto &[name, meta] : ep.graph.tensorValues)
+    if (!renames.count(name)) kept.set(name, meta);
+  ep.graph.tensorValues = std::move(kept);
 }
 
 std::string userFrame(const Node &node) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace exir::edge {
@@ -36,6 +37,18 @@ NamedArgument keyword(const std::string &name, Argument arg);
 const TensorMeta &metaOf(const Graph &graph, const std::string &name);
 /// Adds a fresh tensor value named after `base` and returns its name.
 std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta meta);
+/// Fresh value names like Graph::freshName (base, base_1, ...), remembering the
+/// next suffix per base so naming n values with one base stays linear.
+class FreshNames {
+public:
+  explicit FreshNames(const Graph &graph) : graph_(graph) {}
+  std::string operator()(const std::string &base);
+
+private:
+  const Graph &graph_;
+  std::unordered_map<std::string, int> next_;
+};
+
 /// Contiguous-strided metadata with the given dtype and static sizes.
 TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const Device &device = {});
 
@@ -52,10 +65,16 @@ size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<
 
 /// Renames a value everywhere in a method: uses, outputs, metadata tables and the signature.
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to);
+/// Several renames in one sweep over the method (linear; renameValue per value is not).
+void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames);
 
 /// Replaces every use of value `from` by `to` in node inputs and graph outputs
 /// (definitions are left alone).
 void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to);
+
+/// Replaces uses (node inputs, graph outputs, output specs) of every key of
+/// `renames` by its value in one sweep, and drops the renamed values' metadata.
+void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames);
 
 /// "<stack trace's last frame>" for error messages, or "" when there is none.
 std::string userFrame(const Node &node);

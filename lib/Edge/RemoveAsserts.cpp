@@ -12,6 +12,7 @@
 #include "Edge/Passes.h"
 
 #include <unordered_map>
+#include <type_traits>
 #include <unordered_set>
 
 namespace exir::edge {
@@ -68,6 +69,7 @@ void removeAsserts(ExportedProgram &ep) {
   }
   std::vector<Node> live;
   live.reserve(g.nodes.size());
+  std::unordered_set<std::string> gone;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!dead[i]) {
       live.push_back(std::move(g.nodes[i]));
@@ -76,12 +78,19 @@ void removeAsserts(ExportedProgram &ep) {
     for (const auto &o : g.nodes[i].outputs) {
       names.clear();
       o.collectValueNames(names);
-      for (const auto &v : names) {
-        g.symIntValues.erase(v);
-        g.symBoolValues.erase(v);
-        g.symFloatValues.erase(v);
-      }
+      gone.insert(names.begin(), names.end());
     }
+  }
+  auto prune = [&](auto &values) {
+    std::remove_reference_t<decltype(values)> kept;
+    for (auto &[name, v] : values)
+      if (!gone.count(name)) kept.set(name, v);
+    values = std::move(kept);
+  };
+  if (!gone.empty()) {
+    prune(g.symIntValues);
+    prune(g.symBoolValues);
+    prune(g.symFloatValues);
   }
   g.nodes = std::move(live);
 }

@@ -78,15 +78,22 @@ void scalarToTensor(Program &program) {
            ep.signature.inputSpecs[insertAt].kind != InputKind::ConstantInput &&
            ep.signature.inputSpecs[insertAt].kind != InputKind::Token)
       ++insertAt;
+    if (lifted.empty()) continue;
+    // One splice for all of them (not one vector insert per constant).
+    std::vector<InputSpec> specs(ep.signature.inputSpecs.begin(), ep.signature.inputSpecs.begin() + std::ptrdiff_t(insertAt));
+    std::vector<Argument> inputs(ep.graph.inputs.begin(), ep.graph.inputs.begin() + std::ptrdiff_t(insertAt));
     for (const auto &[name, meta] : lifted) {
       InputSpec spec;
       spec.kind = InputKind::TensorConstant;
       spec.arg = Argument::tensor(name);
       spec.target = name;
-      ep.signature.inputSpecs.insert(ep.signature.inputSpecs.begin() + std::ptrdiff_t(insertAt), spec);
-      ep.graph.inputs.insert(ep.graph.inputs.begin() + std::ptrdiff_t(insertAt), Argument::tensor(name));
-      ++insertAt;
+      specs.push_back(spec);
+      inputs.push_back(Argument::tensor(name));
     }
+    specs.insert(specs.end(), ep.signature.inputSpecs.begin() + std::ptrdiff_t(insertAt), ep.signature.inputSpecs.end());
+    inputs.insert(inputs.end(), ep.graph.inputs.begin() + std::ptrdiff_t(insertAt), ep.graph.inputs.end());
+    ep.signature.inputSpecs = std::move(specs);
+    ep.graph.inputs = std::move(inputs);
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <cctype>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace exir::edge {
@@ -29,7 +30,8 @@ std::string lower(std::string s) {
 void renameEdgeNodes(Program &program) {
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
-    std::vector<std::pair<std::string, std::string>> renames;
+    std::unordered_map<std::string, std::string> renames;
+    std::unordered_map<std::string, int> nextSuffix; // per base, so n same-op nodes name in O(n)
     std::unordered_set<std::string> taken;
     for (const auto &[name, meta] : ep.graph.tensorValues) taken.insert(name);
     for (Node &node : ep.graph.nodes) {
@@ -42,12 +44,14 @@ void renameEdgeNodes(Program &program) {
       if (current.rfind(base + "_", 0) == 0 &&
           current.find_first_not_of("0123456789", base.size() + 1) == std::string::npos)
         continue; // already an edge-style name with a numeric suffix
-      std::string fresh = base;
-      for (int i = 1; taken.count(fresh); ++i) fresh = base + "_" + std::to_string(i);
+      int &i = nextSuffix[base];
+      std::string fresh = i == 0 ? base : base + "_" + std::to_string(i);
+      while (taken.count(fresh)) fresh = base + "_" + std::to_string(++i);
+      ++i;
       taken.insert(fresh);
-      renames.emplace_back(current, fresh);
+      renames.emplace(current, fresh);
     }
-    for (const auto &[from, to] : renames) renameValue(ep, from, to);
+    renameValues(ep, renames);
   }
 }
 

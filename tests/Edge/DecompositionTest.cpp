@@ -122,71 +122,80 @@ Program linearProgram(const Ints &xs, bool bias, const Ints &outs) {
 }
 } // namespace
 
+// linear, t and matmul are rules (lib/Edge/decompositions.yaml); the views they
+// create become _copy ops in replace-view-ops.
+void decomposeLinearOps(Program &p) {
+  edge::decomposeRules(p);
+  edge::replaceViewOps(p);
+}
+
 TEST_CASE("linear with bias -> permute_copy + addmm", "[edge][linear]") {
   Program p = linearProgram({2, 3}, true, {2, 4});
-  edge::decomposeLinear(p);
+  decomposeLinearOps(p);
   const Graph &g = graphOf(p);
   REQUIRE(g.nodes.size() == 2);
   CHECK(g.nodes[0].target == "torch.ops.aten.permute_copy.default");
   CHECK(argNames(g.nodes[0]) == Names{"self", "dims"});
   CHECK(arg(g.nodes[0], "self").name == "p_weight");
   CHECK(arg(g.nodes[0], "dims").ints == Ints{1, 0});
-  CHECK(g.nodes[0].outputs[0].name == "permute");
-  CHECK(sizesOf(g, "permute") == Ints{3, 4});
+  CHECK(g.nodes[0].outputs[0].name == "wt");
+  CHECK(sizesOf(g, "wt") == Ints{3, 4});
   CHECK(g.nodes[1].target == "torch.ops.aten.addmm.default");
   CHECK(argNames(g.nodes[1]) == Names{"self", "mat1", "mat2"});
   CHECK(arg(g.nodes[1], "self").name == "p_bias");
   CHECK(arg(g.nodes[1], "mat1").name == "x");
-  CHECK(arg(g.nodes[1], "mat2").name == "permute");
+  CHECK(arg(g.nodes[1], "mat2").name == "wt");
   CHECK(g.nodes[1].outputs[0].name == "linear");
   CHECK_NOTHROW(verifyProgram(p, Stage::Aten));
 }
 
 TEST_CASE("linear without bias -> permute_copy + mm", "[edge][linear]") {
   Program p = linearProgram({2, 3}, false, {2, 4});
-  edge::decomposeLinear(p);
+  decomposeLinearOps(p);
   const Graph &g = graphOf(p);
   REQUIRE(g.nodes.size() == 2);
   CHECK(g.nodes[1].target == "torch.ops.aten.mm.default");
   CHECK(argNames(g.nodes[1]) == Names{"self", "mat2"});
   CHECK(arg(g.nodes[1], "self").name == "x");
-  CHECK(arg(g.nodes[1], "mat2").name == "permute");
+  CHECK(arg(g.nodes[1], "mat2").name == "wt");
 }
 
 TEST_CASE("linear on a 3-D input flattens around addmm", "[edge][linear]") {
   Program p = linearProgram({2, 5, 3}, true, {2, 5, 4});
-  edge::decomposeLinear(p);
+  decomposeLinearOps(p);
   const Graph &g = graphOf(p);
   REQUIRE(g.nodes.size() == 4);
   CHECK(g.nodes[0].target == "torch.ops.aten.permute_copy.default");
   CHECK(g.nodes[1].target == "torch.ops.aten.view_copy.default");
   CHECK(arg(g.nodes[1], "self").name == "x");
   CHECK(arg(g.nodes[1], "size").ints == Ints{10, 3});
-  CHECK(g.nodes[1].outputs[0].name == "view");
-  CHECK(sizesOf(g, "view") == Ints{10, 3});
+  CHECK(g.nodes[1].outputs[0].name == "x2");
+  CHECK(sizesOf(g, "x2") == Ints{10, 3});
   CHECK(g.nodes[2].target == "torch.ops.aten.addmm.default");
-  CHECK(arg(g.nodes[2], "mat1").name == "view");
-  CHECK(g.nodes[2].outputs[0].name == "addmm");
-  CHECK(sizesOf(g, "addmm") == Ints{10, 4});
+  CHECK(arg(g.nodes[2], "mat1").name == "x2");
+  CHECK(g.nodes[2].outputs[0].name == "y2");
+  CHECK(sizesOf(g, "y2") == Ints{10, 4});
   CHECK(g.nodes[3].target == "torch.ops.aten.view_copy.default");
-  CHECK(arg(g.nodes[3], "self").name == "addmm");
+  CHECK(arg(g.nodes[3], "self").name == "y2");
   CHECK(arg(g.nodes[3], "size").ints == Ints{2, 5, 4});
   CHECK(g.nodes[3].outputs[0].name == "linear");
   CHECK_NOTHROW(verifyProgram(p, Stage::Aten));
 }
 
-TEST_CASE("t -> permute_copy; matmul -> mm / bmm", "[edge][linear]") {
+TEST_CASE("t -> permute_copy; matmul -> mm / bmm / folded mm", "[edge][linear]") {
   GraphBuilder b;
   b.input("a", F32, {2, 3}).input("v", F32, {3}).input("c", F32, {4, 2, 3}).input("d", F32, {4, 3, 5});
+  b.input("m", F32, {3, 2});
   b.aten("t.default", {pos("self", T("a"))}, "t", F32, {3, 2});
   b.aten("t.default", {pos("self", T("v"))}, "t_1", F32, {3});
   b.aten("matmul.default", {pos("self", T("a")), pos("other", T("t"))}, "matmul", F32, {2, 2});
   b.aten("matmul.default", {pos("self", T("c")), pos("other", T("d"))}, "matmul_1", F32, {4, 2, 5});
-  b.output("t_1").output("matmul").output("matmul_1");
+  b.aten("matmul.default", {pos("self", T("v")), pos("other", T("m"))}, "matmul_2", F32, {2});
+  b.output("t_1").output("matmul").output("matmul_1").output("matmul_2");
   Program p = programOf(b.ep);
-  edge::decomposeLinear(p);
+  decomposeLinearOps(p);
   const Graph &g = graphOf(p);
-  REQUIRE(g.nodes.size() == 4);
+  REQUIRE(g.nodes.size() == 11);
   CHECK(g.nodes[0].target == "torch.ops.aten.permute_copy.default");
   CHECK(arg(g.nodes[0], "dims").ints == Ints{1, 0});
   CHECK(g.nodes[0].outputs[0].name == "t");
@@ -194,20 +203,32 @@ TEST_CASE("t -> permute_copy; matmul -> mm / bmm", "[edge][linear]") {
   CHECK(g.nodes[2].target == "torch.ops.aten.mm.default");
   CHECK(argNames(g.nodes[2]) == Names{"self", "mat2"});
   CHECK(arg(g.nodes[2], "mat2").name == "t");
-  CHECK(g.nodes[3].target == "torch.ops.aten.bmm.default");
-  CHECK(g.nodes[3].outputs[0].name == "matmul_1");
+  // Batched operands with equal batch dims fold into bmm between views.
+  CHECK(g.nodes[5].target == "torch.ops.aten.bmm.default");
+  CHECK(sizesOf(g, g.nodes[5].outputs[0].name) == Ints{4, 2, 5});
+  CHECK(g.nodes[6].outputs[0].name == "matmul_1");
+  // vector @ matrix: a 1-row matrix through mm, viewed back to a vector.
+  CHECK(arg(g.nodes[7], "size").ints == Ints{1, 3});
+  CHECK(g.nodes[8].target == "torch.ops.aten.mm.default");
+  CHECK(arg(g.nodes[9], "size").ints == Ints{2});
+  CHECK(g.nodes[9].outputs[0].name == "matmul_2");
 }
 
-TEST_CASE("matmul of unsupported ranks names the user's line", "[edge][linear]") {
+TEST_CASE("matmul with broadcast batch dims expands both operands", "[edge][linear]") {
   GraphBuilder b;
-  b.input("v", F32, {3}).input("m", F32, {3, 2});
-  b.aten("matmul.default", {pos("self", T("v")), pos("other", T("m"))}, "matmul", F32, {2})
-      .metadata.set("stack_trace", "  File \"/m.py\", line 7, in forward\n    return v @ m\n");
-  b.output("matmul");
+  b.input("a", F32, {2, 1, 4, 3}).input("c", F32, {5, 3, 6});
+  b.aten("matmul.default", {pos("self", T("a")), pos("other", T("c"))}, "mm", F32, {2, 5, 4, 6});
+  b.output("mm");
   Program p = programOf(b.ep);
-  CHECK(errorOf([&] { edge::decomposeLinear(p); }) ==
-        "node matmul at File \"/m.py\", line 7, in forward return v @ m : matmul of rank 1 x 2 is not supported by the "
-        "decomposition (2-D x 2-D and 3-D x 3-D are)");
+  decomposeLinearOps(p);
+  const Graph &g = graphOf(p);
+  REQUIRE(g.nodes.size() == 6);
+  CHECK(g.nodes[0].target == "torch.ops.aten.expand_copy.default");
+  CHECK(arg(g.nodes[0], "size").ints == Ints{2, 5, 4, 3});
+  CHECK(arg(g.nodes[1], "size").ints == Ints{2, 5, 3, 6});
+  CHECK(arg(g.nodes[2], "size").ints == Ints{10, 4, 3});
+  CHECK(g.nodes[4].target == "torch.ops.aten.bmm.default");
+  CHECK(arg(g.nodes[5], "size").ints == Ints{2, 5, 4, 6});
 }
 
 TEST_CASE("reshape and flatten become view_copy", "[edge][shape]") {
@@ -361,11 +382,13 @@ TEST_CASE("batch_norm in eval mode -> _native_batch_norm_legit_no_training", "[e
   CHECK(sizesOf(g, "batch_norm_unused_1") == Ints{0});
   CHECK_NOTHROW(verifyProgram(p, Stage::Aten));
 
-  // training=True cannot be lowered.
+  // training=True reaching this pass (the rule needs affine weights and running
+  // statistics) cannot be lowered.
   Program q = programOf(b.ep);
   graphOf(q).nodes[0].input("training")->arg = Argument::boolean(true);
   CHECK(errorOf([&] { edge::decomposeBatchNorm(q); }) ==
-        "node batch_norm: batch_norm with training=True cannot be lowered; export the model in eval() mode");
+        "node batch_norm: batch_norm with training=True is lowered only with weight, bias and running statistics; "
+        "export the model in eval() mode");
 }
 
 TEST_CASE("replace-view-ops swaps views for their _copy ops", "[edge][views]") {

@@ -341,3 +341,223 @@ TEST_CASE("batch_norm in training mode updates the running statistics as buffer 
   CHECK(targetOf(*update).qualifiedName() == "aten::add.Tensor");
   CHECK_FALSE(g.tensorValues.contains("mean_written"));
 }
+
+TEST_CASE("optional-tensor-lists retypes Tensor?[] arguments written as Tensor[]", "[edge][lists]") {
+  GraphBuilder b;
+  b.input("x", F32, {4, 5}).input("i", ScalarType::Long, {2}).input("j", ScalarType::Long, {2});
+  b.aten("index.Tensor", {pos("self", T("x")), pos("indices", Argument::tensors({"i", "j"}))}, "y", F32, {2});
+  b.aten("cat.default", {pos("tensors", Argument::tensors({"y", "y"}))}, "z", F32, {4});
+  b.output("z");
+  Program p = programOf(b.ep);
+  edge::optionalTensorLists(p);
+  CHECK(arg(graphOf(p).nodes[0], "indices").kind == ArgKind::OptionalTensors);
+  CHECK(arg(graphOf(p).nodes[0], "indices").names == std::vector<std::string>{"i", "j"});
+  CHECK(arg(graphOf(p).nodes[1], "tensors").kind == ArgKind::Tensors); // Tensor[] stays
+}
+
+TEST_CASE("rules: causal sdpa builds the lower-triangle mask; GQA repeats key/value heads", "[edge][rules][attention]") {
+  GraphBuilder b;
+  b.input("q", F32, {1, 4, 3, 8}).input("k", F32, {1, 2, 3, 8}).input("v", F32, {1, 2, 3, 8});
+  b.aten("scaled_dot_product_attention.default",
+         {pos("query", T("q")), pos("key", T("k")), pos("value", T("v")), pos("is_causal", Argument::boolean(true)),
+          kw("enable_gqa", Argument::boolean(true))},
+         "o", F32, {1, 4, 3, 8});
+  b.output("o");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  REQUIRE(t.size() > 6);
+  // GQA: [1, 2, 3, 8] -> unsqueeze [1, 2, 1, 3, 8] -> expand [1, 2, 2, 3, 8] -> view [1, 4, 3, 8].
+  CHECK(t[0] == "aten::unsqueeze");
+  CHECK(t[1] == "aten::expand");
+  CHECK(arg(g.nodes[1], "size").ints == Ints{1, 2, 2, 3, 8});
+  CHECK(arg(g.nodes[2], "size").ints == Ints{1, 4, 3, 8});
+  // Causal: cols <= rows over aranges, as a boolean [3, 3] mask, then the where bias.
+  auto le = std::find(t.begin(), t.end(), "aten::le.Tensor");
+  REQUIRE(le != t.end());
+  const Node &mask = g.nodes[size_t(le - t.begin())];
+  CHECK(metaOf(g, mask.outputs[0].name).dtype == ScalarType::Bool);
+  CHECK(sizesOf(g, mask.outputs[0].name) == Ints{3, 3});
+  CHECK(std::find(t.begin(), t.end(), "aten::where.self") != t.end());
+  CHECK(std::count(t.begin(), t.end(), "aten::bmm") == 2);
+  CHECK(std::count(t.begin(), t.end(), "aten::scaled_dot_product_attention") == 0);
+}
+
+TEST_CASE("rules: conv_transpose2d -> convolution(transposed), upsample_nearest2d -> .vec", "[edge][rules]") {
+  GraphBuilder b;
+  b.input("x", F32, {1, 4, 5, 5}).param("w", "ct.weight", F32, {4, 2, 3, 3});
+  b.aten("conv_transpose2d.input", {pos("input", T("x")), pos("weight", T("w")), pos("stride", Argument::ints_({2}))}, "y",
+         F32, {1, 2, 11, 11});
+  b.aten("upsample_nearest2d.default", {pos("self", T("y")), pos("output_size", Argument::ints_({22, 22}))}, "z", F32,
+         {1, 2, 22, 22});
+  b.output("z");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::convolution", "aten::upsample_nearest2d.vec"});
+  CHECK(arg(g.nodes[0], "transposed").intValue == 1);
+  CHECK(arg(g.nodes[0], "stride").ints == Ints{2, 2});
+  CHECK(arg(g.nodes[0], "padding").ints == Ints{0, 0});
+  CHECK(arg(g.nodes[0], "output_padding").ints == Ints{0, 0});
+  CHECK(arg(g.nodes[0], "bias").kind == ArgKind::None);
+  CHECK(arg(g.nodes[1], "output_size").ints == Ints{22, 22});
+}
+
+TEST_CASE("functionalize: out= calls become their functional op", "[edge][functionalize]") {
+  GraphBuilder b;
+  b.input("x", F32, {3}).input("y", F32, {3}).input("buf", F32, {3});
+  b.aten("add.out", {pos("self", T("x")), pos("other", T("y")), kw("out", T("buf"))}, "add", F32, {3});
+  b.output("add");
+  Program p = programOf(b.ep);
+  edge::functionalize(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::add.Tensor"});
+  CHECK(argNames(g.nodes[0]) == std::vector<std::string>{"self", "other"});
+  auto &specs = methodOf(p).signature.outputSpecs;
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].kind == OutputKind::UserInputMutation);
+  CHECK(specs[0].target == "buf");
+}
+
+TEST_CASE("decompose-rnn unrolls a two-layer gru", "[edge][rnn]") {
+  GraphBuilder b;
+  b.input("x", F32, {3, 1, 2}).input("h0", F32, {2, 1, 4});
+  b.param("w0", "g.w_ih0", F32, {12, 2}).param("u0", "g.w_hh0", F32, {12, 4});
+  b.param("w1", "g.w_ih1", F32, {12, 4}).param("u1", "g.w_hh1", F32, {12, 4});
+  Node &n = b.aten("gru.input",
+                   {pos("input", T("x")), pos("hx", T("h0")), pos("params", Argument::tensors({"w0", "u0", "w1", "u1"})),
+                    pos("has_biases", Argument::boolean(false)), pos("num_layers", Argument::integer(2)),
+                    pos("dropout", Argument::real(0)), pos("train", Argument::boolean(false)),
+                    pos("bidirectional", Argument::boolean(false)), pos("batch_first", Argument::boolean(false))},
+                   "out", F32, {3, 1, 4});
+  n.outputs.push_back(T("hn"));
+  b.ep.graph.tensorValues.set("hn", meta(F32, {2, 1, 4}));
+  b.output("out");
+  Program p = programOf(b.ep);
+  edge::decomposeRnn(p);
+  Graph &g = graphOf(p);
+  auto t = targets(g);
+  CHECK(std::count(t.begin(), t.end(), "aten::mm") == 12); // 2 layers x 3 steps x (input, hidden)
+  CHECK(std::count(t.begin(), t.end(), "aten::tanh") == 6);
+  CHECK(std::count(t.begin(), t.end(), "aten::sub.Tensor") == 6);
+  CHECK(g.nodes.back().outputs[0].name == "hn");
+  CHECK(sizesOf(g, "hn") == Ints{2, 1, 4});
+}
+
+namespace {
+/// One node `op(args) -> out` on input x, decomposed by the builtin rules.
+Program ruleProgram(const std::string &op, std::vector<NamedArgument> args, ScalarType outType, const Ints &outSizes,
+                    const Ints &xSizes = {2, 6}, ScalarType xType = F32) {
+  GraphBuilder b;
+  b.input("x", xType, xSizes);
+  Node &n = b.aten(op, std::move(args), "out", outType, outSizes);
+  (void)n;
+  b.output("out");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  return p;
+}
+} // namespace
+
+TEST_CASE("rules: factories become full / arange.start_step", "[edge][rules]") {
+  Program zeros = ruleProgram("zeros.default", {pos("size", Argument::ints_({2, 3}))}, F32, {2, 3});
+  REQUIRE(targets(graphOf(zeros)) == std::vector<std::string>{"aten::full"});
+  CHECK(arg(graphOf(zeros).nodes[0], "fill_value").intValue == 0);
+  CHECK(arg(graphOf(zeros).nodes[0], "dtype").intValue == int64_t(F32)); // from the traced output
+
+  Program ones = ruleProgram("new_ones.default", {pos("self", T("x")), pos("size", Argument::ints_({}))},
+                             ScalarType::Bool, {}, {2, 6}, ScalarType::Long);
+  REQUIRE(targets(graphOf(ones)) == std::vector<std::string>{"aten::full"});
+  CHECK(arg(graphOf(ones).nodes[0], "size").ints.empty());
+  CHECK(arg(graphOf(ones).nodes[0], "dtype").intValue == int64_t(ScalarType::Long)); // self's dtype
+
+  Program scalar = ruleProgram("scalar_tensor.default", {pos("s", Argument::real(-3.5))}, F32, {});
+  REQUIRE(targets(graphOf(scalar)) == std::vector<std::string>{"aten::full"});
+  CHECK(arg(graphOf(scalar).nodes[0], "fill_value").floatValue == -3.5);
+
+  Program range = ruleProgram("arange.default", {pos("end", Argument::integer(7))}, ScalarType::Long, {7});
+  REQUIRE(targets(graphOf(range)) == std::vector<std::string>{"aten::arange.start_step"});
+  CHECK(arg(graphOf(range).nodes[0], "start").intValue == 0);
+  CHECK(arg(graphOf(range).nodes[0], "end").intValue == 7);
+  CHECK(arg(graphOf(range).nodes[0], "step").intValue == 1);
+}
+
+TEST_CASE("rules: transpose, chunk, pooling, __and__, sum", "[edge][rules]") {
+  Program tr = ruleProgram("transpose.int", {pos("self", T("x")), pos("dim0", Argument::integer(-1)),
+                                             pos("dim1", Argument::integer(0))},
+                           F32, {6, 2});
+  REQUIRE(targets(graphOf(tr)) == std::vector<std::string>{"aten::permute"});
+  CHECK(arg(graphOf(tr).nodes[0], "dims").ints == Ints{1, 0});
+
+  GraphBuilder b;
+  b.input("x", F32, {2, 7});
+  Node &n = b.aten("chunk.default", {pos("self", T("x")), pos("chunks", Argument::integer(3)), pos("dim", Argument::integer(1))},
+                   "c", F32, {2, 3});
+  n.outputs = {Argument::tensors({"c0", "c1", "c2"})};
+  b.ep.graph.tensorValues.set("c0", meta(F32, {2, 3}));
+  b.ep.graph.tensorValues.set("c1", meta(F32, {2, 3}));
+  b.ep.graph.tensorValues.set("c2", meta(F32, {2, 1}));
+  b.output("c0");
+  Program chunk = programOf(b.ep);
+  edge::decomposeRules(chunk);
+  REQUIRE(targets(graphOf(chunk)) == std::vector<std::string>{"aten::split.Tensor"});
+  CHECK(arg(graphOf(chunk).nodes[0], "split_size").intValue == 3); // ceil(7 / 3)
+  CHECK(graphOf(chunk).nodes[0].outputs[0].names == std::vector<std::string>{"c0", "c1", "c2"});
+
+  Program pool = ruleProgram("max_pool2d.default", {pos("self", T("x")), pos("kernel_size", Argument::ints_({2, 2}))}, F32,
+                             {1, 2, 2, 2}, {1, 2, 4, 4});
+  REQUIRE(targets(graphOf(pool)) == std::vector<std::string>{"aten::max_pool2d_with_indices"});
+  const Node &mp = graphOf(pool).nodes[0];
+  REQUIRE(mp.outputs.size() == 2);
+  CHECK(metaOf(graphOf(pool), mp.outputs[1].name).dtype == ScalarType::Long);
+  CHECK(sizesOf(graphOf(pool), mp.outputs[1].name) == Ints{1, 2, 2, 2});
+
+  Program avg = ruleProgram("adaptive_avg_pool2d.default", {pos("self", T("x")), pos("output_size", Argument::ints_({1, 1}))},
+                            F32, {1, 2, 1, 1}, {1, 2, 4, 4});
+  CHECK(targets(graphOf(avg)) == std::vector<std::string>{"aten::_adaptive_avg_pool2d"});
+
+  GraphBuilder a;
+  a.input("x", ScalarType::Bool, {3}).input("y", ScalarType::Bool, {3});
+  a.aten("__and__.Tensor", {pos("self", T("x")), pos("other", T("y"))}, "out", ScalarType::Bool, {3});
+  a.output("out");
+  Program andp = programOf(a.ep);
+  edge::decomposeRules(andp);
+  CHECK(targets(graphOf(andp)) == std::vector<std::string>{"aten::bitwise_and.Tensor"});
+
+  Program sum = ruleProgram("sum.default", {pos("self", T("x"))}, F32, {});
+  REQUIRE(targets(graphOf(sum)) == std::vector<std::string>{"aten::sum.dim_IntList"});
+  CHECK(arg(graphOf(sum).nodes[0], "dim").ints == Ints{0, 1});
+}
+
+TEST_CASE("rules: diff with prepend on a symbolic dim", "[edge][rules][dynamic]") {
+  GraphBuilder b;
+  b.input("x", ScalarType::Long, {1, 1}).input("pre", ScalarType::Long, {1, 1});
+  b.ep.graph.tensorValues.find("x")->sizes = {SymInt::of(1), sym("s0")};
+  b.aten("diff.default", {pos("self", T("x")), pos("prepend", T("pre"))}, "d", ScalarType::Long, {1, 1});
+  b.ep.graph.tensorValues.find("d")->sizes = {SymInt::of(1), sym("s0")};
+  b.output("d");
+  Program p = programOf(b.ep);
+  edge::decomposeRules(p);
+  Graph &g = graphOf(p);
+  REQUIRE(targets(g) == std::vector<std::string>{"aten::cat", "aten::slice.Tensor", "aten::slice.Tensor", "aten::sub.Tensor"});
+  const TensorMeta &joined = metaOf(g, g.nodes[0].outputs[0].name);
+  CHECK(joined.sizes[1].expr == "Add(Integer(1), Symbol('s0', positive=True, integer=True))");
+  CHECK(arg(g.nodes[1], "start").intValue == 1);
+  CHECK(arg(g.nodes[2], "end").intValue == -1);
+  CHECK(g.nodes[3].outputs[0].name == "d");
+}
+
+TEST_CASE("rule errors name the rule, the node and the user's line", "[edge][rules]") {
+  auto rules = edge::DecompositionRules::parse(
+      "- match: aten::relu6\n  steps: [{call: aten::hardtanh, args: {self: $self, min_val: $nope}, out: out}]\n", "mine.yaml");
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4})
+      .metadata.set("stack_trace", "  File \"/m.py\", line 3, in forward\n    return F.relu6(x)\n");
+  b.output("r");
+  Program p = programOf(b.ep);
+  CHECK(errorOf([&] { edge::decomposeWithRules(p, rules); }) ==
+        "mine.yaml:1 (rule for aten::relu6, node r at File \"/m.py\", line 3, in forward return F.relu6(x) ): in "
+        "expression '$nope': unknown name '$nope'");
+}

@@ -104,6 +104,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
   aten.add(std::make_unique<FunctionPass>("check-aten-dialect",
                                           [&](Program &p) { checkAtenDialect(p, allowNonCore); }));
   addPass(aten, "replace-view-ops");
+  addPass(aten, "normalize-layouts");
   addPass(aten, "optional-tensor-lists");
   addPass(aten, "scalar-to-tensor");
   aten.run(program);

@@ -4,8 +4,13 @@
 // there (x + 1.0 exports as add.Tensor(x, 1.0)) becomes a 0-dim constant
 // tensor, lifted into a placeholder with a tensor_constant input spec, as
 // upstream's ScalarToTensorPass + lift_constant_tensor_pass produce (the arduino
-// AddModel golden: a 0-dim float 1.0 constant). Floats become float32, ints
-// int64, bools bool (torch.tensor's defaults).
+// AddModel golden: a 0-dim float 1.0 constant). The constant takes the dtype
+// PyTorch computes the op in (a wrapped number does not promote a tensor of its
+// own category: int32 * 2 stays int32, f16 + 0.5 stays f16); otherwise floats
+// become float32, ints int64, bools bool (torch.tensor's defaults).
+// Inside a control-flow branch nothing can be lifted (a branch sees only its
+// operands), so there an op with a `.Scalar` overload (mul.Tensor -> mul.Scalar)
+// takes the number as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
@@ -17,21 +22,53 @@
 namespace exir::edge {
 
 namespace {
-std::string scalarBytes(const Argument &a, ScalarType &dtype) {
-  std::string bytes;
-  if (a.kind == ArgKind::Float) {
-    dtype = ScalarType::Float;
-    float v = static_cast<float>(a.floatValue);
-    bytes.assign(reinterpret_cast<const char *>(&v), sizeof v);
-  } else if (a.kind == ArgKind::Int) {
-    dtype = ScalarType::Long;
-    int64_t v = a.intValue;
-    bytes.assign(reinterpret_cast<const char *>(&v), sizeof v);
-  } else {
-    dtype = ScalarType::Bool;
-    bytes.assign(1, a.intValue ? '\1' : '\0');
+// The dtype a wrapped number takes next to a tensor of dtype `other`
+// (Undefined when the node has no tensor operand).
+ScalarType liftedType(const Argument &a, ScalarType other) {
+  bool otherFloat = other != ScalarType::Undefined && isFloatingType(other);
+  bool otherInt = other != ScalarType::Undefined && isIntegralType(other, /*includeBool=*/false);
+  if (a.kind == ArgKind::Float) return otherFloat ? other : ScalarType::Float;
+  if (a.kind == ArgKind::Int) return otherFloat || otherInt ? other : ScalarType::Long;
+  return other != ScalarType::Undefined ? other : ScalarType::Bool;
+}
+
+template <typename T> std::string bytesOf(T v) { return std::string(reinterpret_cast<const char *>(&v), sizeof v); }
+
+std::string scalarBytes(const Argument &a, ScalarType dtype) {
+  double d = a.kind == ArgKind::Float ? a.floatValue : double(a.intValue);
+  int64_t i = a.kind == ArgKind::Float ? int64_t(a.floatValue) : a.intValue;
+  switch (dtype) {
+  case ScalarType::Double: return bytesOf(d);
+  case ScalarType::Float: return bytesOf(float(d));
+  case ScalarType::Long: return bytesOf(i);
+  case ScalarType::Int: return bytesOf(int32_t(i));
+  case ScalarType::Short: return bytesOf(int16_t(i));
+  case ScalarType::Char: return bytesOf(int8_t(i));
+  case ScalarType::Byte: return bytesOf(uint8_t(i));
+  case ScalarType::Bool: return bytesOf(uint8_t(i != 0));
+  default: return {};
   }
-  return bytes;
+}
+
+ScalarType firstTensorType(const Graph &graph, const Node &node) {
+  for (const auto &in : node.inputs)
+    if (in.arg.kind == ArgKind::Tensor)
+      if (const TensorMeta *meta = graph.tensorValues.find(in.arg.name)) return meta->dtype;
+  return ScalarType::Undefined;
+}
+
+// Inside branches: add.Tensor(x, 2) -> add.Scalar(x, 2) where the table has it.
+void useScalarOverloads(Graph &graph) {
+  for (Node &node : graph.nodes) {
+    OpTarget t = targetOf(node);
+    if (t.dialect != TargetDialect::Aten || t.overload != "Tensor") continue;
+    bool scalarOther = false;
+    for (const auto &in : node.inputs)
+      if (in.name == "other" && (in.arg.kind == ArgKind::Float || in.arg.kind == ArgKind::Int || in.arg.kind == ArgKind::Bool))
+        scalarOther = true;
+    if (!scalarOther || !isKnownOp(t.ns + "::" + t.name + ".Scalar")) continue;
+    node.target = atenTarget(t.ns, t.name, "Scalar");
+  }
 }
 
 /// The first "_lifted_tensor_constant<N>" not yet used in the program.
@@ -47,6 +84,7 @@ void scalarToTensor(Program &program) {
   int counter = 0;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
+    forEachSubgraph(ep.graph, [](Graph &g, const std::string &) { useScalarOverloads(g); });
     std::vector<std::pair<std::string, TensorMeta>> lifted;
     for (Node &node : ep.graph.nodes) {
       OpTarget t = targetOf(node);
@@ -56,8 +94,12 @@ void scalarToTensor(Program &program) {
         ArgKind k = in.arg.kind;
         if (k != ArgKind::Float && k != ArgKind::Int && k != ArgKind::Bool) continue;
         if (!isPlainTensorParam(qname, in.name)) continue;
-        ScalarType dtype;
+        ScalarType dtype = liftedType(in.arg, firstTensorType(ep.graph, node));
         std::string bytes = scalarBytes(in.arg, dtype);
+        if (bytes.empty()) { // a dtype without a plain C++ type (f16, complex): float32 as before
+          dtype = ScalarType::Float;
+          bytes = scalarBytes(in.arg, dtype);
+        }
         std::string name = freshConstantName(program, ep, counter);
         ConstantTensor c;
         c.dtype = dtype;

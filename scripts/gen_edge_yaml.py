@@ -543,7 +543,9 @@ for _inplace in ["hardtanh_", "hardswish_", "hardsigmoid_", "dropout_", "sigmoid
     _name, _, _overload = _inplace.partition(".")
     assign([_inplace], RULES["aten::" + _name[:-1] + ("." + _overload if _overload else "")])
 assign(["diff"], rule_same(ALL))
-assign(["__and__.Tensor", "__or__.Tensor"], rule_bitwise_tensor)
+assign(["__and__.Tensor", "__or__.Tensor", "__xor__.Tensor"], rule_bitwise_tensor)
+assign(["where.ScalarOther"], rule_same(ALL))
+assign(["rms_norm"], rule_unary_float_only())
 assign(["lstm.input", "gru.input"], rule_unary_float_only())
 
 

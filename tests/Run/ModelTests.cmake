@@ -16,7 +16,8 @@ set(EXIR_RUN_SEED_MODELS
 # ../shared/corpus/torch-export programs that lower today; each .pte must
 # reproduce eager PyTorch's outputs. Add names here as exir-edge learns more.
 set(EXIR_RUN_CORPUS_MODELS convbn_eval convbn_train embed_argmax mlp_dynbatch
-  kv_index_copy lstm nonzero mobilenet_v2_w025 mobilenet_v3_small_w025 bert_tiny gpt2_tiny vit_small_timm)
+  kv_index_copy lstm nonzero mobilenet_v2_w025 mobilenet_v3_small_w025 bert_tiny gpt2_tiny vit_small_timm
+  cond gpt2_tiny_dynseq)
 
 foreach(entry ${EXIR_RUN_SEED_MODELS})
   separate_arguments(words UNIX_COMMAND "${entry}")

@@ -1,4 +1,5 @@
 //===- tools/exir-inspect/exir-inspect.cpp - read any stage or .pte -------===//
+#include "Emit/FlatTensor.h"
 #include "Emit/PteDiff.h"
 #include "Emit/PteDump.h"
 #include "Emit/PteReader.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
                "  exir-inspect model.edge.json --dot | dot -Tsvg > graph.svg\n"
                "  exir-inspect model.pte                 # values, instructions, plans, constants, segments\n"
                "  exir-inspect model.pte --json          # full structure, flatc field names\n"
+               "  exir-inspect model.ptd                 # external data: header, segments, keys with layouts\n"
                "  exir-inspect --diff a.pte b.pte"};
   std::vector<std::string> inputs;
   bool json = false, dot = false, diff = false, noStack = false;
@@ -43,6 +45,11 @@ int main(int argc, char **argv) {
     const std::string &path = inputs[0];
     if (path != "-") {
       std::string head = readFileRange(path, 0, std::min<uint64_t>(fileSize(path), 8));
+      if (ptd::looksLikePtd(head)) {
+        if (json || dot) throw Error("a .ptd has only the text listing (no --json / --dot)");
+        ptd::dumpPtdText(ptd::readPtd(path), std::cout);
+        return;
+      }
       if (looksLikePte(head)) {
         pte::Program p = pte::readPte(readFileOrStdin(path), path);
         if (json) pte::dumpPteJson(p, std::cout);

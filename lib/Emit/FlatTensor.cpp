@@ -187,6 +187,35 @@ File readPtd(const std::string &path) {
   return file;
 }
 
+size_t checkExternalTensors(const pte::Program &program, const File &file) {
+  std::map<std::string, const NamedData *> byKey;
+  for (const auto &entry : file.namedData) byKey.emplace(entry.key, &entry);
+  size_t resolved = 0;
+  for (size_t p = 0; p < program.executionPlan.size(); ++p) {
+    const auto &plan = program.executionPlan[p];
+    for (size_t v = 0; v < plan.values.size(); ++v) {
+      const auto *t = std::get_if<pte::Tensor>(&plan.values[v]);
+      if (!t || !t->extraTensorInfo || t->extraTensorInfo->location != pte::TensorDataLocation::External) continue;
+      std::string where = "execution_plan[" + std::to_string(p) + "].values[" + std::to_string(v) + "]";
+      if (!t->extraTensorInfo->fullyQualifiedName)
+        throw Error("external tensor has no fully_qualified_name", {}, where);
+      const std::string &fqn = *t->extraTensorInfo->fullyQualifiedName;
+      auto it = byKey.find(fqn);
+      if (it == byKey.end()) throw Error("external tensor '" + fqn + "' is not in the .ptd", {}, where);
+      const NamedData &entry = *it->second;
+      if (entry.tensorLayout && !(*entry.tensorLayout == TensorLayout{t->scalarType, t->sizes, t->dimOrder}))
+        throw Error("external tensor '" + fqn + "' has another dtype, shape or dim order in the .ptd", {}, where);
+      std::optional<uint64_t> nbytes = t->byteSize();
+      if (nbytes && entry.data.size() < *nbytes)
+        throw Error("external tensor '" + fqn + "' needs " + std::to_string(*nbytes) + " bytes but the .ptd holds " +
+                        std::to_string(entry.data.size()),
+                    {}, where);
+      ++resolved;
+    }
+  }
+  return resolved;
+}
+
 void dumpPtdText(const File &file, std::ostream &os) {
   os << "FlatTensor (.ptd) version " << file.version << ", " << file.fileSize << " bytes\n";
   if (file.header)

@@ -83,6 +83,12 @@ bool looksLikePtd(std::string_view head);
 /// flatbuffer that does not verify, or a segment outside the file.
 File readPtd(const std::string &path);
 
+/// Resolves every EXTERNAL tensor of `program` in `file` as the runtime does at
+/// Method::load: the FQN is a key, and its layout (dtype, sizes, dim order)
+/// and byte size match the tensor's. Returns how many tensors were resolved;
+/// throws exir::Error naming the first tensor that is not.
+size_t checkExternalTensors(const pte::Program &program, const File &file);
+
 /// Human-readable listing: header, segments, and each key with its layout.
 void dumpPtdText(const File &file, std::ostream &os);
 

@@ -138,3 +138,27 @@ TEST_CASE("sparse writePtd leaves zero runs as holes with the same bytes", "[ptd
   std::filesystem::remove(path);
   std::filesystem::remove(source);
 }
+
+TEST_CASE("checkExternalTensors resolves EXTERNAL tensors by FQN and layout", "[ptd]") {
+  ptd::File file = threeKeys();
+  auto programWith = [](std::string fqn, std::vector<int32_t> sizes) {
+    pte::Tensor t;
+    t.scalarType = ScalarType::Float;
+    t.sizes = std::move(sizes);
+    t.dimOrder = {0};
+    t.extraTensorInfo = pte::ExtraTensorInfo{0, std::move(fqn), pte::TensorDataLocation::External};
+    pte::Program p;
+    p.executionPlan.emplace_back();
+    p.executionPlan[0].values.push_back(pte::Null{});
+    p.executionPlan[0].values.push_back(t);
+    return p;
+  };
+  CHECK(ptd::checkExternalTensors(programWith("fc.bias", {2}), file) == 1);
+  CHECK_THROWS_WITH(ptd::checkExternalTensors(programWith("fc.bias", {3}), file),
+                    "external tensor 'fc.bias' has another dtype, shape or dim order in the .ptd");
+  CHECK_THROWS_WITH(ptd::checkExternalTensors(programWith("fc.weight", {2}), file),
+                    "external tensor 'fc.weight' is not in the .ptd");
+  file.namedData[1].tensorLayout.reset(); // a blob without a layout: only its size is checked
+  CHECK_THROWS_WITH(ptd::checkExternalTensors(programWith("fc.bias", {3}), file),
+                    "external tensor 'fc.bias' needs 12 bytes but the .ptd holds 8");
+}

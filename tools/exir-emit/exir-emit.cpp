@@ -10,6 +10,7 @@
 
 #include <fnmatch.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -73,20 +74,27 @@ int main(int argc, char **argv) {
     };
     // Zero runs become holes in file outputs: sparse weights stay sparse.
     options.sparse = !output.empty() && output != "-";
-    if (!output.empty())
-      writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+    // The .ptd first; if the .pte then fails, neither file is left behind.
     if (externals) {
       ptd::File data;
       data.namedData = std::move(externals->entries);
       ptd::WriteOptions ptdOptions;
       ptdOptions.segmentAlignment = options.segmentAlignment;
       ptdOptions.sparse = ptdPath != "-";
-      bar.reset();
       ptdOptions.progress = [&](uint64_t written, uint64_t total) {
         if (!bar) bar = std::make_unique<ProgressBar>("exir-emit: writing " + ptdPath, total, size_t(64) << 20);
         bar->update(written);
       };
       writeFileAtomically(ptdPath, [&](std::ostream &out) { ptd::writePtd(data, ptdOptions, out); });
+      bar.reset();
+    }
+    try {
+      if (!output.empty())
+        writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+    } catch (...) {
+      std::error_code ignored;
+      if (externals && ptdPath != "-") std::filesystem::remove(ptdPath, ignored);
+      throw;
     }
     if (dumpJson) pte::dumpPteJson(pte, std::cout);
   });

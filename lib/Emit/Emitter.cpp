@@ -1,5 +1,6 @@
 //===- Emit/Emitter.cpp - planned program -> pte::Program -----------------===//
 #include "Emit/Emitter.h"
+#include "Emit/ConstantLayout.h"
 #include "Ops/OperatorTable.h"
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
@@ -25,27 +26,36 @@ pte::BlobSource blobOf(const DataRef &ref, const std::string &what) {
   return ref.crc32 ? blob.withExpectedCrc32(*ref.crc32, what) : blob;
 }
 
-/// Program-wide constant list shared by all methods, deduplicated by SHA-256.
+/// Program-wide constant list shared by all methods, deduplicated by bytes
+/// (tied weights: one storage, several FQNs), or the external .ptd entries.
 class ConstantPool {
 public:
-  explicit ConstantPool(pte::Program &out) : out_(out) { out_.constants.push_back(pte::BlobSource()); }
+  ConstantPool(pte::Program &out, ExternalConstants *external) : out_(out), external_(external) {
+    out_.constants.push_back(pte::BlobSource());
+  }
 
-  uint32_t add(const ConstantTensor &c, const std::string &name) {
+  /// Gives the placeholder tensor `t` its data: dense bytes in the emitted dim
+  /// order, in the constant segment or, when external, under its FQN.
+  void place(pte::Tensor &t, const ConstantTensor &c, const std::string &name) {
     if (!c.data.inlineBytes && c.data.file.empty())
       throw Error("constant '" + name + "' has no data reference", {}, "/constants/" + name);
-    pte::BlobSource blob = blobOf(c.data, "constant '" + name + "'");
-    std::string digest = c.data.sha256.empty() ? blob.sha256Hex() : c.data.sha256;
-    auto it = byDigest_.find(digest);
-    if (it != byDigest_.end()) return it->second;
-    uint32_t index = uint32_t(out_.constants.size());
-    out_.constants.push_back(std::move(blob));
-    byDigest_[digest] = index;
-    return index;
+    t.dimOrder = emittedDimOrder(t.dimOrder);
+    pte::BlobSource blob = denseConstantBytes(c, t.dimOrder, "constant '" + name + "'");
+    if (external_ && external_->matches(name)) {
+      t.extraTensorInfo = pte::ExtraTensorInfo{0, name, pte::TensorDataLocation::External};
+      external_->add(name, blob, t);
+      return;
+    }
+    size_t before = distinct_.size();
+    size_t index = distinct_.add(blob);
+    if (index == before) out_.constants.push_back(blob);
+    t.dataBufferIdx = uint32_t(index + 1); // 0 is the placeholder
   }
 
 private:
   pte::Program &out_;
-  std::unordered_map<std::string, uint32_t> byDigest_;
+  ExternalConstants *external_;
+  DistinctBlobs distinct_;
 };
 
 std::string jsonTreespecToCompact(const nlohmann::json &node, size_t &leaves) {
@@ -177,7 +187,7 @@ private:
         const ConstantTensor *c = program_.constants.find(spec.target);
         if (!c) throw Error("no constant data for '" + spec.target + "' (input '" + arg.name + "')", {},
                             "/methods/" + name_ + "/graph_module/signature/input_specs/" + std::to_string(i));
-        t.dataBufferIdx = constants_.add(*c, spec.target);
+        constants_.place(t, *c, spec.target);
       }
       int32_t id = push(std::move(t));
       scope_->ids[arg.name] = id;
@@ -580,11 +590,21 @@ void emitDelegateNamedData(const Program &program, pte::Program &out) {
     }
 }
 
-pte::Program emitProgram(const Program &program) {
+void ExternalConstants::add(const std::string &fqn, const pte::BlobSource &bytes, const pte::Tensor &tensor) {
+  for (const auto &entry : entries)
+    if (entry.key == fqn) return; // used by several methods
+  ptd::NamedData entry;
+  entry.key = fqn;
+  entry.tensorLayout = ptd::TensorLayout{tensor.scalarType, tensor.sizes, tensor.dimOrder};
+  entry.data = bytes;
+  entries.push_back(std::move(entry));
+}
+
+pte::Program emitProgram(const Program &program, ExternalConstants *external) {
   if (program.stage != Stage::Planned)
     throw Error(std::string("exir-emit needs a planned program, got stage '") + stageName(program.stage) + "'");
   pte::Program out;
-  ConstantPool constants(out);
+  ConstantPool constants(out, external);
   // Methods are emitted sorted by name, as upstream does.
   std::vector<std::string> names;
   for (const auto &[name, m] : program.methods) names.push_back(name);

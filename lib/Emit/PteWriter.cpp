@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Emit/PteWriter.h"
 
+#include "Emit/SegmentSink.h"
 #include "Support/Error.h"
 
 #include "program_generated.h"
@@ -460,22 +461,17 @@ void writePte(const Program &program, const WriteOptions &options, std::ostream 
     out.write(flatbuffer + 8, std::streamsize(flatbufferSize - 8));
     writeZeros(out, segmentBaseOffset - programSize);
 
+    SegmentSink sink(out, options.sparse, layout.segmentDataSize, options.progress);
     uint64_t position = 0; // relative to segmentBaseOffset
     for (const auto &segment : layout.segments) {
-      writeZeros(out, segment.offset - position);
-      position = segment.offset;
       for (const auto &piece : segment.pieces) {
-        writeZeros(out, segment.offset + piece.offset - position);
+        sink.zeros(segment.offset + piece.offset - position);
         position = segment.offset + piece.offset;
-        uint64_t pieceStart = position;
-        piece.blob->forEachChunk([&](std::string_view chunk) {
-          out.write(chunk.data(), std::streamsize(chunk.size()));
-          pieceStart += chunk.size();
-          if (options.progress) options.progress(pieceStart, layout.segmentDataSize);
-        });
+        sink.blob(*piece.blob);
         position += piece.blob->size();
       }
     }
+    sink.finish();
   }
   if (!out) throw Error("failed to write the .pte output");
 }

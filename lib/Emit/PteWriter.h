@@ -30,6 +30,9 @@ struct WriteOptions {
   /// Called as segment bytes are streamed out: (bytes written so far, total
   /// segment bytes). Lets a tool show progress while large weights are copied.
   std::function<void(uint64_t written, uint64_t total)> progress;
+  /// Skip zero bytes with seekp rather than write them (a sparse file for
+  /// sparse weights). Only for a seekable, initially empty file stream.
+  bool sparse = false;
 };
 
 /// Writes `program` as a .pte file. Throws exir::Error for invalid options (an

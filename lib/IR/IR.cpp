@@ -303,6 +303,30 @@ const char *outputKindTag(OutputKind k) {
   return "?";
 }
 
+std::optional<uint64_t> ConstantTensor::numel() const {
+  uint64_t n = 1;
+  for (int64_t s : sizes) {
+    if (s < 0 || (s > 0 && n > UINT64_MAX / uint64_t(s))) return std::nullopt;
+    n *= uint64_t(s);
+  }
+  return n;
+}
+
+std::optional<uint64_t> ConstantTensor::storageBytesNeeded() const {
+  std::optional<uint64_t> count = numel();
+  if (!count || storageOffset < 0 || (!strides.empty() && strides.size() != sizes.size())) return std::nullopt;
+  if (*count == 0) return 0;
+  // Without strides the view is contiguous: its last element is numel - 1.
+  unsigned __int128 last = strides.empty() ? *count - 1 : 0;
+  for (size_t i = 0; i < strides.size(); ++i) {
+    if (strides[i] < 0) return std::nullopt;
+    last += (unsigned __int128)(sizes[i] - 1) * uint64_t(strides[i]);
+  }
+  unsigned __int128 bytes = (last + uint64_t(storageOffset) + 1) * elementSize(dtype);
+  if (bytes > UINT64_MAX) return std::nullopt;
+  return uint64_t(bytes);
+}
+
 bool Delegate::operator==(const Delegate &o) const {
   if (backendId != o.backendId || compileSpecs != o.compileSpecs || processed != o.processed ||
       !(namedData == o.namedData))

@@ -360,6 +360,13 @@ struct ConstantTensor {
   int64_t storageOffset = 0; // elements
   DataRef data;
   bool operator==(const ConstantTensor &o) const = default;
+
+  /// Product of the sizes; nullopt for a negative size or overflow.
+  std::optional<uint64_t> numel() const;
+  /// Bytes of storage the view reads, from the start of `data`: (storage offset
+  /// + the farthest element + 1) x element size; 0 when empty. nullopt for a
+  /// negative stride or offset, a stride list of another rank, or overflow.
+  std::optional<uint64_t> storageBytesNeeded() const;
 };
 
 struct CompileSpec {

@@ -407,16 +407,41 @@ void checkDataFile(const DataRef &ref, const std::string &what, const std::strin
                     " of '" + ref.file + "' lie past the end of the file (" + std::to_string(size) + " bytes)",
                 {}, pointer);
 }
+std::string intsText(const std::vector<int64_t> &values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+// The view (sizes, strides, storage offset) must lie inside the referenced
+// bytes, or the emitter would copy bytes of whatever follows in the file.
+void checkConstantExtent(const ConstantTensor &c, const std::string &what, const std::string &pointer) {
+  uint64_t length = c.data.inlineBytes ? c.data.inlineBytes->size() : c.data.length;
+  if (c.data.file.empty() && !c.data.inlineBytes) return; // no data yet (exir-edge warns)
+  std::string layout = std::string(shortName(c.dtype)) + intsText(c.sizes) + " (strides " + intsText(c.strides) +
+                       ", storage offset " + std::to_string(c.storageOffset) + ")";
+  std::optional<uint64_t> needed = c.storageBytesNeeded();
+  if (!needed) throw Error(what + ": " + layout + " is not a valid view", {}, pointer);
+  if (*needed > length)
+    throw Error(what + ": " + layout + " reads " + std::to_string(*needed) + " bytes of its storage but the data reference holds " +
+                    std::to_string(length),
+                {}, pointer);
+}
 } // namespace
 
 void checkDataFiles(const Program &program) {
-  for (const auto &[fqn, c] : program.constants)
+  for (const auto &[fqn, c] : program.constants) {
     checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data");
+    checkConstantExtent(c, "constant '" + fqn + "'", "/constants/" + fqn);
+  }
   for (const auto &[name, d] : program.delegates) {
     checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed");
-    for (const auto &[fqn, c] : d.namedData)
+    for (const auto &[fqn, c] : d.namedData) {
       checkDataFile(c.data, "constant '" + fqn + "' of delegate '" + name + "'",
                     "/delegates/" + name + "/named_data/" + fqn + "/data");
+      checkConstantExtent(c, "constant '" + fqn + "' of delegate '" + name + "'",
+                          "/delegates/" + name + "/named_data/" + fqn);
+    }
   }
 }
 

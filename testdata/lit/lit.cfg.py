@@ -18,3 +18,17 @@ config.substitutions.append(("%inputs", os.path.join(config.exir_src_dir, "testd
 config.substitutions.append(("%shared", os.path.normpath(os.path.join(config.exir_src_dir, "..", "shared"))))
 config.substitutions.append(("%src", config.exir_src_dir))
 config.substitutions.append(("%python", config.python))
+
+# Sparse files (holes): the >4 GB constant tests need them to stay small and fast.
+def _has_sparse_files(directory):
+    import tempfile
+    os.makedirs(directory, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=directory) as f:
+        f.truncate(64 << 20)
+        f.flush()
+        return os.stat(f.name).st_blocks * 512 < (1 << 20)
+
+if _has_sparse_files(config.test_exec_root):
+    config.available_features.add("sparse-files")
+else:
+    lit_config.note("no sparse files in %s: the >4 GB constant tests are unsupported" % config.test_exec_root)

@@ -5,7 +5,8 @@
 // argument lists (every schema argument, defaults included, plus the return
 // slot), boxed IntLists, None in Tensor and Tensor? positions, multi-output
 // return lists, operator dedup, method order, the program-wide constant list
-// deduplicated by SHA-256, and compact pytree specs (pte-format.md §3.8).
+// deduplicated by bytes (tied weights, views into one storage), external
+// constants for a .ptd, and compact pytree specs (pte-format.md §3.8).
 //
 //===----------------------------------------------------------------------===//
 #include "Emit/Emitter.h"
@@ -63,7 +64,8 @@ const pte::KernelCall &kernelCall(const pte::ExecutionPlan &plan, size_t i) {
 ConstantTensor inlineConstant(std::vector<int64_t> sizes, std::string bytes) {
   ConstantTensor c;
   c.sizes = std::move(sizes);
-  c.strides = {1};
+  c.strides.assign(c.sizes.size(), 1);
+  for (size_t d = c.sizes.size(); d-- > 1;) c.strides[d - 1] = c.strides[d] * c.sizes[d];
   c.data.length = bytes.size();
   c.data.inlineBytes = std::move(bytes);
   return c;
@@ -358,4 +360,85 @@ TEST_CASE("compactPytreeSpec: the arduino golden, empty and invalid specs", "[em
   CHECK(emit::compactPytreeSpec("") == "");
   CHECK_THAT(errorOf([] { emit::compactPytreeSpec("[1, {"); }), Catch::StartsWith("pytree spec is not valid JSON: "));
   CHECK(errorOf([] { emit::compactPytreeSpec(R"({"type": null})"); }) == "pytree spec must be [protocol, node]");
+}
+
+namespace {
+/// forward(x) = x * p_a + p_b on [2] floats; p_a and p_b lift `fqnA`, `fqnB`.
+Program twoParamProgram(const std::string &fqnA, const std::string &fqnB) {
+  GraphBuilder b;
+  b.param("p_a", fqnA, F32, {2}).param("p_b", fqnB, F32, {2});
+  b.input("x", F32, {2});
+  b.edge("mul.Tensor", {pos("self", T("x")), pos("other", T("p_a"))}, "m", F32, {2});
+  b.edge("add.Tensor", {pos("self", T("m")), pos("other", T("p_b"))}, "a", F32, {2});
+  b.output("a");
+  return programOf(b.ep, Stage::Edge);
+}
+} // namespace
+
+TEST_CASE("emitter: tied weights share one constant, views of one storage get their own bytes", "[emit]") {
+  // Tied (embedding / lm_head): two FQNs, one storage, the same view.
+  std::string storage("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40\x00\x00\x80\x40", 16); // 1 2 3 4
+  Program tied = twoParamProgram("embed.weight", "lm_head.weight");
+  ConstantTensor whole = inlineConstant({4}, storage);
+  ConstantTensor head = whole;
+  head.sizes = {2};
+  tied.constants.set("embed.weight", head);
+  tied.constants.set("lm_head.weight", head);
+  pte::Program out = emit::emitProgram(planned(std::move(tied)));
+  REQUIRE(out.constants.size() == 2);
+  CHECK(out.constants[1].bytes() == storage.substr(0, 8));
+  CHECK(valueAs<pte::Tensor>(out.executionPlan[0], 0).dataBufferIdx == 1);
+  CHECK(valueAs<pte::Tensor>(out.executionPlan[0], 1).dataBufferIdx == 1);
+
+  // Two halves of one storage (a storage offset): two constants, the right bytes.
+  Program halves = twoParamProgram("qkv.q", "qkv.k");
+  ConstantTensor tail = head;
+  tail.storageOffset = 2;
+  halves.constants.set("qkv.q", head);
+  halves.constants.set("qkv.k", tail);
+  out = emit::emitProgram(planned(std::move(halves)));
+  REQUIRE(out.constants.size() == 3);
+  CHECK(out.constants[1].bytes() == storage.substr(0, 8));
+  CHECK(out.constants[2].bytes() == storage.substr(8, 8));
+  CHECK(valueAs<pte::Tensor>(out.executionPlan[0], 1).dataBufferIdx == 2);
+
+  // A view reading past its storage names the constant.
+  Program broken = twoParamProgram("a", "b");
+  ConstantTensor past = head;
+  past.storageOffset = 3;
+  broken.constants.set("a", head);
+  broken.constants.set("b", past);
+  CHECK_THROWS_WITH(emit::emitProgram(planned(std::move(broken))),
+                    Catch::Contains("constant 'b': the view reads 20 bytes of its storage but the data reference holds 16"));
+}
+
+TEST_CASE("emitter: external constants are EXTERNAL tensors with their FQN and .ptd entries", "[emit]") {
+  std::string one("\x00\x00\x80\x3f\x00\x00\x00\x40", 8), two("\x00\x00\x40\x40\x00\x00\x80\x40", 8);
+  Program p = twoParamProgram("layer.weight", "layer.bias");
+  p.constants.set("layer.weight", inlineConstant({2}, one));
+  p.constants.set("layer.bias", inlineConstant({2}, two));
+  p = planned(std::move(p));
+
+  emit::ExternalConstants external;
+  external.matches = [](const std::string &fqn) { return fqn == "layer.weight"; };
+  pte::Program out = emit::emitProgram(p, &external);
+  const auto &weight = valueAs<pte::Tensor>(out.executionPlan[0], 0);
+  REQUIRE(weight.extraTensorInfo);
+  CHECK(weight.extraTensorInfo->fullyQualifiedName == "layer.weight");
+  CHECK(weight.extraTensorInfo->location == pte::TensorDataLocation::External);
+  CHECK(weight.dataBufferIdx == 0);
+  // The bias stays in the constant segment.
+  const auto &bias = valueAs<pte::Tensor>(out.executionPlan[0], 1);
+  CHECK_FALSE(bias.extraTensorInfo);
+  CHECK(bias.dataBufferIdx == 1);
+  REQUIRE(out.constants.size() == 2);
+  CHECK(out.constants[1].bytes() == two);
+
+  REQUIRE(external.entries.size() == 1);
+  CHECK(external.entries[0].key == "layer.weight");
+  CHECK(external.entries[0].data.bytes() == one);
+  REQUIRE(external.entries[0].tensorLayout);
+  CHECK(external.entries[0].tensorLayout->scalarType == F32);
+  CHECK(external.entries[0].tensorLayout->sizes == std::vector<int32_t>{2});
+  CHECK(external.entries[0].tensorLayout->dimOrder == std::vector<uint8_t>{0});
 }

@@ -1,4 +1,5 @@
 //===- tools/exir-inspect/exir-inspect.cpp - read any stage or .pte -------===//
+#include "Emit/FlatTensor.h"
 #include "Emit/PteDiff.h"
 #include "Emit/PteDump.h"
 #include "Emit/PteReader.h"
@@ -21,6 +22,8 @@ int main(int argc, char **argv) {
                "  exir-inspect model.edge.json --dot | dot -Tsvg > graph.svg\n"
                "  exir-inspect model.pte                 # values, instructions, plans, constants, segments\n"
                "  exir-inspect model.pte --json          # full structure, flatc field names\n"
+               "  exir-inspect model.ptd                 # external data: header, segments, keys with layouts\n"
+               "  exir-inspect model.pte --ptd model.ptd # check the EXTERNAL tensors against the .ptd\n"
                "  exir-inspect --diff a.pte b.pte"};
   std::vector<std::string> inputs;
   bool json = false, dot = false, diff = false, noStack = false;
@@ -29,6 +32,8 @@ int main(int argc, char **argv) {
   app.add_flag("--dot", dot, "write a Graphviz graph of the program");
   app.add_flag("--diff", diff, "structural differences between two .pte files (exit 1 if they differ)");
   app.add_flag("--no-stack-traces", noStack, "leave out the '# File: ...' comment lines");
+  std::string ptdPath;
+  app.add_option("--ptd", ptdPath, "with a .pte: resolve its EXTERNAL tensors in this .ptd, as the runtime does (exit 1 if one is not)");
 
   int diffResult = 0;
   int rc = runTool("exir-inspect", app, argc, argv, [&] {
@@ -40,11 +45,24 @@ int main(int argc, char **argv) {
       return;
     }
     if (inputs.size() != 1) throw Error("give one input file (or --diff A B)");
+    if (!ptdPath.empty() && (json || dot)) throw Error("--ptd checks a .pte; it does not combine with --json / --dot");
     const std::string &path = inputs[0];
     if (path != "-") {
       std::string head = readFileRange(path, 0, std::min<uint64_t>(fileSize(path), 8));
+      if (ptd::looksLikePtd(head)) {
+        if (json || dot) throw Error("a .ptd has only the text listing (no --json / --dot)");
+        ptd::dumpPtdText(ptd::readPtd(path), std::cout);
+        return;
+      }
       if (looksLikePte(head)) {
         pte::Program p = pte::readPte(readFileOrStdin(path), path);
+        if (!ptdPath.empty()) {
+          ptd::File data = ptd::readPtd(ptdPath);
+          size_t n = 0;
+          attributeErrorsTo(path, [&] { n = ptd::checkExternalTensors(p, data); });
+          std::cout << n << " external tensors resolved in " << ptdPath << "\n";
+          return;
+        }
         if (json) pte::dumpPteJson(p, std::cout);
         else pte::dumpPteText(p, std::cout);
         return;

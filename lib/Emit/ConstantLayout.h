@@ -1,0 +1,53 @@
+//===- Emit/ConstantLayout.h - A constant's bytes as the runtime reads them -*- C++ -*-===//
+//
+// A constant in the IR is a view into a storage (sizes, strides, storage
+// offset, and a DataRef to the storage bytes): tied weights share one storage,
+// a slice starts at an offset, a transposed or strided view is not dense. The
+// runtime reads exactly numel x element size bytes, densely in the tensor's
+// dim order, so the emitter hands it a slice of the storage when the view is
+// dense and a gathered copy when it is not.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Emit/PteModel.h"
+#include "IR/IR.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace exir::emit {
+
+/// The dim order a constant is emitted in: `graphDimOrder` when the runtime's
+/// kernels take it (contiguous or channels-last), else contiguous.
+std::vector<uint8_t> emittedDimOrder(const std::vector<uint8_t> &graphDimOrder);
+
+/// The bytes of `c` laid out densely in `dimOrder`. A dense view is a range of
+/// the storage (the whole DataRef, CRC-checked while streaming, when it covers
+/// it exactly); any other view is gathered in memory from the storage. `what`
+/// names the constant in errors ("constant 'w'"). Throws exir::Error when the
+/// view reads past the referenced bytes.
+pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<uint8_t> &dimOrder,
+                                   const std::string &what);
+
+/// Blobs deduplicated by their bytes, in first-seen order. Identical file
+/// ranges match without reading; SHA-256 is computed only for a blob whose size
+/// equals an earlier one's, so distinct multi-gigabyte weights are not hashed.
+class DistinctBlobs {
+public:
+  /// Index of an earlier blob with the same bytes, or of `blob`, appended.
+  size_t add(const pte::BlobSource &blob);
+  size_t size() const { return blobs_.size(); }
+  const std::vector<pte::BlobSource> &blobs() const { return blobs_; }
+
+private:
+  const std::string &digest(size_t index);
+
+  std::vector<pte::BlobSource> blobs_;
+  std::vector<std::string> digests_; // lazily computed, "" until needed
+  std::unordered_map<uint64_t, std::vector<size_t>> bySize_;
+};
+
+} // namespace exir::emit

@@ -1,0 +1,148 @@
+//===- tests/Emit/ConstantLayoutTest.cpp - constants as the runtime reads them -===//
+//
+// Views into a storage (an offset slice, a transposed or broadcast view, a
+// channels-last weight) become dense bytes in the emitted dim order; a view
+// reading past its data reference is an error naming the constant; equal
+// bytes are found without hashing blobs of distinct sizes.
+//
+//===----------------------------------------------------------------------===//
+#include "Emit/ConstantLayout.h"
+#include "Support/Error.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace exir;
+using exir::pte::BlobSource;
+
+namespace {
+
+std::string floats(std::initializer_list<float> values) {
+  std::string out;
+  for (float v : values) out.append(reinterpret_cast<const char *>(&v), sizeof v);
+  return out;
+}
+
+/// A file holding `prefix` then `bytes`, removed at the end of the test.
+struct TempFile {
+  std::string path;
+  TempFile(const std::string &name, const std::string &prefix, const std::string &bytes) {
+    path = (std::filesystem::temp_directory_path() / ("exir_layout_test_" + std::to_string(::getpid()) + "_" + name))
+               .string();
+    std::ofstream(path, std::ios::binary) << prefix << bytes;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+ConstantTensor view(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t storageOffset) {
+  ConstantTensor c;
+  c.dtype = ScalarType::Float;
+  c.sizes = std::move(sizes);
+  c.strides = std::move(strides);
+  c.storageOffset = storageOffset;
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("dense constants are ranges of their storage", "[emit][constants]") {
+  std::string storage = floats({0, 1, 2, 3, 4, 5});
+  TempFile file("dense", "HEADER..", storage);
+  ConstantTensor whole = view({2, 3}, {3, 1}, 0);
+  whole.data.file = file.path;
+  whole.data.offset = 8;
+  whole.data.length = storage.size();
+
+  BlobSource all = emit::denseConstantBytes(whole, {0, 1}, "constant 'w'");
+  CHECK(all.isFile());
+  CHECK(all.offset() == 8);
+  CHECK(all.size() == 24);
+
+  // The second row of the same storage (a slice with a storage offset).
+  ConstantTensor row = whole;
+  row.sizes = {3};
+  row.strides = {1};
+  row.storageOffset = 3;
+  BlobSource slice = emit::denseConstantBytes(row, {0}, "constant 'row'");
+  CHECK(slice.isFile());
+  CHECK(slice.offset() == 8 + 12);
+  CHECK(slice.bytes() == floats({3, 4, 5}));
+
+  // Size-1 dims may carry any stride.
+  ConstantTensor column = view({3, 1}, {1, 99}, 0);
+  column.data.inlineBytes = storage;
+  CHECK(emit::denseConstantBytes(column, {0, 1}, "c").bytes() == floats({0, 1, 2}));
+}
+
+TEST_CASE("non-dense constants are gathered into the emitted dim order", "[emit][constants]") {
+  std::string storage = floats({0, 1, 2, 3, 4, 5});
+  // The transpose of a 2x3 matrix: 3x2 with strides (1, 3).
+  ConstantTensor transposed = view({3, 2}, {1, 3}, 0);
+  transposed.data.inlineBytes = storage;
+  CHECK(emit::denseConstantBytes(transposed, {0, 1}, "t").bytes() == floats({0, 3, 1, 4, 2, 5}));
+
+  // Every other element, from element 1.
+  ConstantTensor strided = view({3}, {2}, 1);
+  strided.data.inlineBytes = storage;
+  CHECK(emit::denseConstantBytes(strided, {0}, "s").bytes() == floats({1, 3, 5}));
+
+  // A broadcast row (stride 0).
+  ConstantTensor broadcast = view({2, 3}, {0, 1}, 0);
+  broadcast.data.inlineBytes = storage;
+  CHECK(emit::denseConstantBytes(broadcast, {0, 1}, "b").bytes() == floats({0, 1, 2, 0, 1, 2}));
+
+  // A file-backed transposed view reads its storage (and checks its CRC).
+  TempFile file("gather", "", storage);
+  ConstantTensor fromFile = transposed;
+  fromFile.data.inlineBytes.reset();
+  fromFile.data.file = file.path;
+  fromFile.data.length = storage.size();
+  fromFile.data.crc32 = 0x12345678; // wrong on purpose
+  CHECK_THROWS_WITH(emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'"),
+                    Catch::Contains("constant 'lm_head.weight'") && Catch::Contains("changed since they were referenced"));
+}
+
+TEST_CASE("channels-last constants keep their dim order, others become contiguous", "[emit][constants]") {
+  CHECK(emit::emittedDimOrder({0, 2, 3, 1}) == std::vector<uint8_t>{0, 2, 3, 1});
+  CHECK(emit::emittedDimOrder({0, 2, 3, 4, 1}) == std::vector<uint8_t>{0, 2, 3, 4, 1});
+  CHECK(emit::emittedDimOrder({1, 0}) == std::vector<uint8_t>{0, 1});
+  CHECK(emit::emittedDimOrder({0, 3, 2, 1}) == std::vector<uint8_t>{0, 1, 2, 3});
+
+  // N=1, C=2, H=1, W=2 stored contiguously (NCHW), emitted channels-last (NHWC).
+  ConstantTensor nchw = view({1, 2, 1, 2}, {4, 2, 2, 1}, 0);
+  nchw.data.inlineBytes = floats({0, 1, 2, 3});
+  CHECK(emit::denseConstantBytes(nchw, {0, 2, 3, 1}, "w").bytes() == floats({0, 2, 1, 3}));
+  // Already channels-last in storage: a plain range.
+  ConstantTensor nhwc = view({1, 2, 1, 2}, {4, 1, 4, 2}, 0);
+  nhwc.data.inlineBytes = floats({0, 2, 1, 3});
+  CHECK(emit::denseConstantBytes(nhwc, {0, 2, 3, 1}, "w").bytes() == floats({0, 2, 1, 3}));
+}
+
+TEST_CASE("a view that reads past its data reference names the constant", "[emit][constants]") {
+  ConstantTensor c = view({2, 3}, {3, 1}, 1); // needs 7 floats
+  c.data.inlineBytes = floats({0, 1, 2, 3, 4, 5});
+  CHECK_THROWS_WITH(emit::denseConstantBytes(c, {0, 1}, "constant 'fc.weight'"),
+                    "constant 'fc.weight': the view reads 28 bytes of its storage but the data reference holds 24");
+  CHECK(c.storageBytesNeeded() == 28u);
+  CHECK(view({0, 5}, {5, 1}, 0).storageBytesNeeded() == 0u);
+  CHECK_FALSE(view({2}, {-1}, 0).storageBytesNeeded());
+  CHECK_FALSE(view({2, 2}, {1}, 0).storageBytesNeeded());
+}
+
+TEST_CASE("DistinctBlobs hashes only blobs of equal size", "[emit][constants]") {
+  emit::DistinctBlobs blobs;
+  // Unreadable paths prove that nothing is read: distinct sizes never hash,
+  // and the same file range matches without reading.
+  CHECK(blobs.add(BlobSource::fromFile("/nonexistent/a", 0, 16)) == 0);
+  CHECK(blobs.add(BlobSource::fromFile("/nonexistent/a", 64, 32)) == 1);
+  CHECK(blobs.add(BlobSource::fromFile("/nonexistent/a", 0, 16)) == 0);
+  // Equal sizes compare bytes.
+  CHECK(blobs.add(BlobSource::fromBytes("abcd")) == 2);
+  CHECK(blobs.add(BlobSource::fromBytes("abce")) == 3);
+  CHECK(blobs.add(BlobSource::fromBytes("abcd")) == 2);
+  CHECK(blobs.size() == 4);
+}

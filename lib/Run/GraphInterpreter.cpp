@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/Passes.h"
+#include "Emit/ConstantLayout.h"
 #include "Ops/OperatorTable.h"
 #include "Plan/PlanPasses.h"
 #include "Run/Delegates.h"
@@ -58,17 +59,23 @@ std::vector<uint8_t> dimOrderOfStrides(const std::vector<int64_t> &strides, size
   return order;
 }
 
+// A constant as the .pte holds it: in the dim order the emitter keeps
+// (contiguous or channels-last), gathered densely from its view of the storage
+// (tied, offset, strided and broadcast views alike), as emit::denseConstantBytes lays it out.
 Tensor constantTensor(const Program &program, const std::string &target) {
   const ConstantTensor *c = program.constants.find(target);
   if (!c) throw Error("no constant data for '" + target + "'");
   Tensor t = Tensor::make(c->dtype, c->sizes);
-  t.dimOrder = dimOrderOfStrides(c->strides, c->sizes.size());
-  std::string bytes = dataRefBytes(c->data, program.baseDirectory);
-  size_t start = size_t(c->storageOffset) * elementSize(c->dtype);
-  if (bytes.size() < start + t.nbytes())
+  t.dimOrder = emit::emittedDimOrder(dimOrderOfStrides(c->strides, c->sizes.size()));
+  ConstantTensor resolved = *c;
+  if (!resolved.data.inlineBytes && !resolved.data.file.empty() && resolved.data.file[0] != '/' &&
+      !std::filesystem::exists(resolved.data.file))
+    resolved.data.file = program.baseDirectory + "/" + resolved.data.file;
+  std::string bytes = emit::denseConstantBytes(resolved, t.dimOrder, "constant '" + target + "'").bytes();
+  if (bytes.size() != t.nbytes())
     throw Error("constant '" + target + "' has " + std::to_string(bytes.size()) + " bytes; its shape needs " +
-                std::to_string(start + t.nbytes()));
-  if (t.nbytes()) std::memcpy(t.data, bytes.data() + start, t.nbytes());
+                std::to_string(t.nbytes()));
+  if (t.nbytes()) std::memcpy(t.data, bytes.data(), t.nbytes());
   return t;
 }
 

@@ -76,10 +76,11 @@ TEST_CASE("scalar-to-tensor lifts scalars in Tensor positions", "[edge][scalar]"
   REQUIRE(c0->data.inlineBytes);
   CHECK(*c0->data.inlineBytes == std::string("\x00\x00\x80\x3f", 4)); // 1.0f little-endian
   CHECK(c0->data.length == 4);
+  // An int next to a float32 tensor takes part as float32 (PyTorch's wrapped-number rule).
   const ConstantTensor *c1 = p.constants.find("_lifted_tensor_constant1");
   REQUIRE(c1);
-  CHECK(c1->dtype == ScalarType::Long);
-  CHECK(*c1->data.inlineBytes == std::string("\x02\0\0\0\0\0\0\0", 8));
+  CHECK(c1->dtype == ScalarType::Float);
+  CHECK(*c1->data.inlineBytes == std::string("\x00\x00\x00\x40", 4)); // 2.0f
   const TensorMeta *meta = ep.graph.tensorValues.find("_lifted_tensor_constant0");
   REQUIRE(meta);
   CHECK(meta->sizes.empty());
@@ -97,9 +98,30 @@ TEST_CASE("scalar-to-tensor skips names already taken", "[edge][scalar]") {
   edge::scalarToTensor(p);
   const ConstantTensor *c = p.constants.find("_lifted_tensor_constant1");
   REQUIRE(c);
-  CHECK(c->dtype == ScalarType::Bool);
-  CHECK(*c->data.inlineBytes == std::string("\x01", 1));
+  CHECK(c->dtype == ScalarType::Float); // True next to a float32 tensor is 1.0f
+  CHECK(*c->data.inlineBytes == std::string("\x00\x00\x80\x3f", 4));
   CHECK(inputNames(methodOf(p)) == Names{"_lifted_tensor_constant1", "x"});
+}
+
+TEST_CASE("scalar-to-tensor lifts a number in the dtype the op computes in", "[edge][scalar]") {
+  GraphBuilder b;
+  b.input("i", ScalarType::Int, {3});
+  b.input("m", ScalarType::Bool, {3});
+  // int32 * 2 stays int32; int32 * 0.5 computes in float32; bool * 3 in int64.
+  b.aten("mul.Tensor", {pos("self", T("i")), pos("other", Argument::integer(2))}, "a", ScalarType::Int, {3});
+  b.aten("mul.Tensor", {pos("self", T("i")), pos("other", Argument::real(0.5))}, "b", F32, {3});
+  b.aten("mul.Tensor", {pos("self", T("m")), pos("other", Argument::integer(3))}, "c", ScalarType::Long, {3});
+  b.output("a");
+  Program p = programOf(b.ep);
+  edge::scalarToTensor(p);
+  const ConstantTensor *a = p.constants.find("_lifted_tensor_constant0");
+  const ConstantTensor *f = p.constants.find("_lifted_tensor_constant1");
+  const ConstantTensor *l = p.constants.find("_lifted_tensor_constant2");
+  REQUIRE((a && f && l));
+  CHECK(a->dtype == ScalarType::Int);
+  CHECK(*a->data.inlineBytes == std::string("\x02\0\0\0", 4));
+  CHECK(f->dtype == ScalarType::Float);
+  CHECK(l->dtype == ScalarType::Long);
 }
 
 TEST_CASE("to-edge-ops renames targets and nodes", "[edge][naming]") {
@@ -329,7 +351,7 @@ TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
   std::vector<std::string> names;
   for (const auto &info : edge::edgePassRegistry()) names.push_back(info.name);
   CHECK(names == Names{"functionalize", "remove-asserts", "decompose-rules", "decompose-rnn", "decompose-convolution", "decompose-shape-ops", "decompose-activations",
-                       "decompose-batch-norm", "replace-view-ops", "optional-tensor-lists", "scalar-to-tensor", "to-edge-ops", "dim-order-ops",
+                       "decompose-batch-norm", "replace-view-ops", "normalize-layouts", "optional-tensor-lists", "scalar-to-tensor", "to-edge-ops", "dim-order-ops",
                        "debug-handles"});
   auto pass = edge::edgePassRegistry().front().create();
   CHECK(pass->name() == "functionalize");

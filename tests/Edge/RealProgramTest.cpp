@@ -355,7 +355,7 @@ TEST_CASE("optional-tensor-lists retypes Tensor?[] arguments written as Tensor[]
   CHECK(arg(graphOf(p).nodes[1], "tensors").kind == ArgKind::Tensors); // Tensor[] stays
 }
 
-TEST_CASE("rules: causal sdpa builds the lower-triangle mask; GQA repeats key/value heads", "[edge][rules][attention]") {
+TEST_CASE("rules: causal sdpa builds the lower-triangle mask, GQA repeats key/value heads", "[edge][rules][attention]") {
   GraphBuilder b;
   b.input("q", F32, {1, 4, 3, 8}).input("k", F32, {1, 2, 3, 8}).input("v", F32, {1, 2, 3, 8});
   b.aten("scaled_dot_product_attention.default",

@@ -195,7 +195,7 @@ TEST_CASE("emitter: a multi-output op returns a TensorList", "[emit]") {
   CHECK(plan.containerMetaType->encodedOutStr == "T2#1#1($,$)");
 }
 
-TEST_CASE("emitter: operators are deduplicated per plan; views are free", "[emit]") {
+TEST_CASE("emitter: operators are deduplicated per plan, views are free", "[emit]") {
   GraphBuilder b;
   b.input("x", F32, {2, 3});
   b.edge("add.Tensor", {pos("self", T("x")), pos("other", T("x"))}, "a", F32, {2, 3});
@@ -260,7 +260,7 @@ TEST_CASE("emitter: methods sorted by name, constants deduplicated by SHA-256", 
   CHECK(valueAs<pte::Tensor>(forward, 1).dataBufferIdx == 3);
 }
 
-TEST_CASE("emitter: sym ops get an Int placeholder return; dim order from strides", "[emit]") {
+TEST_CASE("emitter: sym ops get an Int placeholder return, dim order from strides", "[emit]") {
   GraphBuilder b;
   b.input("x", F32, {1, 3, 2, 2});
   auto &strides = b.ep.graph.tensorValues.find("x")->strides;

@@ -87,7 +87,7 @@ TEST_CASE("readPtd reads back keys, layouts and shared segments", "[ptd]") {
   std::filesystem::remove(path);
 }
 
-TEST_CASE("writePtd refuses duplicate keys; readPtd refuses damaged files", "[ptd]") {
+TEST_CASE("writePtd refuses duplicate keys, readPtd refuses damaged files", "[ptd]") {
   ptd::File dup = threeKeys();
   dup.namedData.push_back(entry("fc.bias", "x", {1}));
   CHECK_THROWS_WITH(ptd::writePtdToString(dup), "duplicate key 'fc.bias' in the .ptd");

@@ -179,7 +179,7 @@ TEST_CASE("printer: literals, symbolic sizes, constants and range constraints", 
   CHECK_THAT(os.str(), Catch::EndsWith("\nConstants:\n  w: f32[3] 12 bytes @ weights.bin+64\n"));
 }
 
-TEST_CASE("printer: sympy sizes as torch shows them; cond branches as nested classes", "[printer][cond]") {
+TEST_CASE("printer: sympy sizes as torch shows them, cond branches as nested classes", "[printer][cond]") {
   ExportedProgram ep = condMethod();
   const std::string s0 = "Symbol('s0', integer=True, positive=True)";
   ep.graph.tensorValues.find("x")->sizes[0] = SymInt::symbol("Mul(Integer(4), " + s0 + ")");

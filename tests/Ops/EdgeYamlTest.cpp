@@ -176,7 +176,7 @@ TEST_CASE("our default verdicts equal upstream's on every op it lists", "[edge]"
   CHECK(ours.check(sin, {{"self", ScalarType::ComplexFloat}, {"__ret_0", ScalarType::ComplexFloat}}));
 }
 
-TEST_CASE("a user's file overrides the ops it lists; the rest keep the built-in rules", "[edge]") {
+TEST_CASE("a user's file overrides the ops it lists, the rest keep the built-in rules", "[edge]") {
   std::string path = writeTemp("overlay.yaml", R"(- func: aten::sigmoid
   namespace: edge
   inherits: aten::sigmoid

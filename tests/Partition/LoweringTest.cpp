@@ -197,7 +197,7 @@ TEST_CASE("tag rules", "[lowering]") {
   CHECK(d.compileSpecs == std::vector<CompileSpec>{{"k", "v"}});
 }
 
-TEST_CASE("flow 1 on several methods; whole-module refusals", "[lowering]") {
+TEST_CASE("flow 1 on several methods, whole-module refusals", "[lowering]") {
   Program p = edgeProgramOf("lowerable_sin.pt2");
   Method again = *p.methods.find("forward");
   p.methods.set("again", again);

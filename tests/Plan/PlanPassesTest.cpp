@@ -301,7 +301,7 @@ TEST_CASE("planProgram options: unplanned inputs/outputs and arena ids", "[plan]
   }
 }
 
-TEST_CASE("planProgram reuses memory along a chain; naive does not", "[plan][planning]") {
+TEST_CASE("planProgram reuses memory along a chain, naive does not", "[plan][planning]") {
   Program greedy = chainProgram();
   plan::toOutVariant(greedy);
   plan::PlanningOptions options;
@@ -325,7 +325,7 @@ TEST_CASE("planProgram reuses memory along a chain; naive does not", "[plan][pla
   CHECK(naivePlan.lowerBounds[1] == 32);
 }
 
-TEST_CASE("planProgram never plans constants; mutable buffers per option", "[plan][planning]") {
+TEST_CASE("planProgram never plans constants, mutable buffers per option", "[plan][planning]") {
   GraphBuilder b;
   b.param("p_w", "w", F32, {4});
   b.input("b_frozen", F32, {4}, InputKind::Buffer, "frozen");

@@ -41,7 +41,7 @@ TEST_CASE("conv2d with groups, stride, padding and dilation", "[kernels][conv]")
                     Catch::Contains("aten::convolution.out: input channels 2 are not divisible by groups 3"));
 }
 
-TEST_CASE("conv1d mixes channels; conv3d; channels-last input", "[kernels][conv]") {
+TEST_CASE("conv1d mixes channels, conv3d, channels-last input", "[kernels][conv]") {
   Value x = floats({1, 2, 3}, {1, 2, 3, 4, 5, 6}), w = floats({1, 2, 2}, {1, -1, 2, 0}), none = Value::none();
   Value one = intList({1}), zero = intList({0}), transposed = flag(false), groups = i64(1), out = outOf();
   callOut("aten::convolution.out", {&x, &w, &none, &one, &zero, &one, &transposed, &zero, &groups, &out});

@@ -174,7 +174,7 @@ TEST_CASE("dim order ops convert layout and dtype", "[kernels][dimorder]") {
   CHECK_THROWS_WITH(callOut("dim_order_ops::_to_dim_order_copy.out", {&x, &nb, &badOrder, &bad}), Catch::Contains("not a permutation"));
 }
 
-TEST_CASE("quantize rounds half to even and clamps; dequantize inverts", "[kernels][quant]") {
+TEST_CASE("quantize rounds half to even and clamps, dequantize inverts", "[kernels][quant]") {
   Value x = floats({7}, {-1, 0, 0.25, 0.75, 1.25, 200, -100}), scale = f64(0.5), zp = i64(1), qmin = i64(0), qmax = i64(255);
   Value u8 = dtype(ScalarType::Byte), q = outOf(ScalarType::Byte);
   callOut("quantized_decomposed::quantize_per_tensor.out", {&x, &scale, &zp, &qmin, &qmax, &u8, &q});

@@ -92,10 +92,8 @@ size_t rewriteNodes(Graph &graph,
 }
 
 namespace {
-void renameInArgument(Argument &arg, const std::string &from, const std::string &to) {
-  auto fix = [&](std::string &s) {
-    if (s == from) s = to;
-  };
+/// Applies `fix` to every value name an argument refers to.
+template <typename Fix> void renameInArgument(Argument &arg, const Fix &fix) {
   switch (arg.kind) {
   case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
     fix(arg.name);
@@ -113,11 +111,17 @@ void renameInArgument(Argument &arg, const std::string &from, const std::string 
       if (s.isName) fix(s.name);
     break;
   case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) renameInArgument(v, from, to);
+    for (auto &[k, v] : arg.mapping) renameInArgument(v, fix);
     break;
   default:
     break;
   }
+}
+
+void renameInArgument(Argument &arg, const std::string &from, const std::string &to) {
+  renameInArgument(arg, [&](std::string &s) {
+    if (s == from) s = to;
+  });
 }
 } // namespace
 
@@ -147,6 +151,31 @@ void renameValue(ExportedProgram &ep, const std::string &from, const std::string
     (void)m;
     g.tensorValues = std::move(renamed);
   }
+}
+
+void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {
+  if (renames.empty()) return;
+  auto fix = [&](std::string &s) {
+    auto it = renames.find(s);
+    if (it != renames.end()) s = it->second;
+  };
+  Graph &g = ep.graph;
+  for (Node &n : g.nodes) {
+    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
+    for (auto &out : n.outputs) renameInArgument(out, fix);
+  }
+  for (auto &in : g.inputs) renameInArgument(in, fix);
+  for (auto &o : g.outputs) renameInArgument(o, fix);
+  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
+  // One rebuild keeps every entry at its position (the JSON stays in definition order).
+  OrderedMap<TensorMeta> renamed;
+  renamed.reserve(g.tensorValues.size());
+  for (auto &[k, v] : g.tensorValues) {
+    auto it = renames.find(k);
+    renamed.set(it == renames.end() ? k : it->second, v);
+  }
+  g.tensorValues = std::move(renamed);
 }
 
 std::string userFrame(const Node &node) {

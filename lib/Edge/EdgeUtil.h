@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace exir::edge {
@@ -51,6 +52,10 @@ size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<
 
 /// Renames a value everywhere in a method: uses, outputs, metadata tables and the signature.
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to);
+
+/// Renames many values at once (each name at most once: the map is applied in
+/// one pass, so chains a->b, b->c are not followed).
+void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames);
 
 /// Replaces every use of value `from` by `to` in node inputs and graph outputs
 /// (definitions are left alone).

@@ -13,7 +13,9 @@
 #include "Edge/Passes.h"
 
 #include <cctype>
+#include <algorithm>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace exir::edge {
@@ -37,7 +39,8 @@ std::string lower(std::string s) {
 void renameEdgeNodes(Program &program) {
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
-    std::vector<std::pair<std::string, std::string>> renames;
+    std::unordered_map<std::string, std::string> renames;
+    std::unordered_map<std::string, int> nextSuffix; // per base: every smaller suffix is taken
     std::unordered_set<std::string> taken;
     for (const auto &[name, meta] : ep.graph.tensorValues) taken.insert(name);
     for (Node &node : ep.graph.nodes) {
@@ -51,11 +54,14 @@ void renameEdgeNodes(Program &program) {
           current.find_first_not_of("0123456789", base.size() + 1) == std::string::npos)
         continue; // already an edge-style name with a numeric suffix
       std::string fresh = base;
-      for (int i = 1; taken.count(fresh); ++i) fresh = base + "_" + std::to_string(i);
+      int &suffix = nextSuffix[base];
+      if (suffix > 0 || taken.count(fresh))
+        for (suffix = std::max(suffix, 1); taken.count(fresh = base + "_" + std::to_string(suffix));) ++suffix;
       taken.insert(fresh);
-      renames.emplace_back(current, fresh);
+      // Fresh names are never existing names, so all renames apply at once.
+      renames.emplace(current, fresh);
     }
-    for (const auto &[from, to] : renames) renameValue(ep, from, to);
+    renameValues(ep, renames);
   }
 }
 

@@ -28,37 +28,41 @@ void collectDefinedNames(const Argument &arg, std::vector<std::string> &out) {
 }
 
 void verifyGraph(const Graph &graph, const std::string &method, bool requireMeta) {
+  // Locations are built only on failure: formatting one per node on every
+  // verification was a tenth of exir-edge's time on large graphs.
   std::unordered_set<std::string> defined;
-  auto define = [&](const std::string &name, const std::string &where) {
+  defined.reserve(graph.tensorValues.size() + graph.inputs.size());
+  auto define = [&](const std::string &name, const auto &where) {
     if (name.empty()) return;
     if (!defined.insert(name).second)
-      throw Error("value '" + name + "' is defined twice", {}, where);
+      throw Error("value '" + name + "' is defined twice", {}, where());
     if (requireMeta && !graph.tensorValues.contains(name) && !graph.symIntValues.contains(name) &&
         !graph.symBoolValues.contains(name) && !graph.symFloatValues.contains(name) &&
         !graph.customObjValues.contains(name))
-      throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where);
+      throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where());
   };
+  std::vector<std::string> names;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    std::vector<std::string> names;
+    names.clear();
     collectDefinedNames(graph.inputs[i], names);
     for (const auto &n : names)
-      define(n, "/methods/" + method + "/graph_module/graph/inputs/" + std::to_string(i));
+      define(n, [&] { return "/methods/" + method + "/graph_module/graph/inputs/" + std::to_string(i); });
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
-    std::string where = nodeLocation(method, i, node);
-    if (node.target.empty()) throw Error("node has an empty target", {}, where);
+    auto where = [&] { return nodeLocation(method, i, node); };
+    if (node.target.empty()) throw Error("node has an empty target", {}, where());
     for (size_t a = 0; a < node.inputs.size(); ++a) {
-      std::vector<std::string> uses;
-      node.inputs[a].arg.collectValueNames(uses);
-      for (const auto &u : uses)
+      names.clear();
+      node.inputs[a].arg.collectValueNames(names);
+      for (const auto &u : names)
         if (!defined.count(u))
           throw Error("uses '" + u + "' before it is defined (argument '" + node.inputs[a].name +
                           "'; graph not in topological order or value missing)",
-                      {}, where + "/inputs/" + std::to_string(a));
+                      {}, where() + "/inputs/" + std::to_string(a));
     }
     for (const auto &out : node.outputs) {
-      std::vector<std::string> names;
+      names.clear();
       collectDefinedNames(out, names);
       for (const auto &n : names) define(n, where);
     }

@@ -558,10 +558,16 @@ class Weights:
             if nbytes > head:
                 yield nbytes - head
             return
+        # The first bytes carry the tensor's index, so no two tensors are equal
+        # (a deduplicating emitter must still copy every tensor).
+        tag = struct.pack("<Q", index + 1)
         done = 0
         while done < nbytes:
             n = min(self.BLOCK, nbytes - done)
-            yield block[start:start + n]
+            chunk = block[start:start + n]
+            if done == 0:
+                chunk = tag[:n] + chunk[len(tag):]
+            yield chunk
             done += n
 
 

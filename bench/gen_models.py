@@ -393,8 +393,8 @@ def llama(args):
     vocab = args.vocab or 256
     seq, max_seq = args.seq, args.max_seq
     ffn = args.ffn or (hidden * 8 // 3 + 7) // 8 * 8
-    per_layer = 53 if args.decomposed else 38
-    layers = args.layers or max(1, (args.nodes - 6) // per_layer)
+    per_layer = 63 if args.decomposed else 43
+    layers = args.layers or max(1, (args.nodes - 8) // per_layer)
     p = Program("__main__.Transformer", ["tokens", "input_pos"])
     L = Layers(p, args.dtype, args.decomposed)
     act = L.act

@@ -17,6 +17,9 @@ namespace exir::emit {
 namespace {
 
 /// Program-wide constant list shared by all methods, deduplicated by SHA-256.
+/// A constant is hashed only when its size and first and last bytes match an
+/// earlier one's: hashing every constant read all weights twice (once here,
+/// once to copy them), a quarter of exir-emit's time on GBs of weights.
 class ConstantPool {
 public:
   explicit ConstantPool(pte::Program &out) : out_(out) { out_.constants.push_back(pte::BlobSource()); }
@@ -26,18 +29,49 @@ public:
     if (c.data.inlineBytes) blob = pte::BlobSource::fromBytes(*c.data.inlineBytes);
     else if (!c.data.file.empty()) blob = pte::BlobSource::fromFile(c.data.file, c.data.offset, c.data.length);
     else throw Error("constant '" + name + "' has no data reference", {}, "/constants/" + name);
-    std::string digest = c.data.sha256.empty() ? blob.sha256Hex() : c.data.sha256;
-    auto it = byDigest_.find(digest);
-    if (it != byDigest_.end()) return it->second;
+    std::vector<uint32_t> &sameProbe = byProbe_[probeOf(blob)];
+    std::string digest = c.data.sha256;
+    if (!sameProbe.empty()) {
+      if (digest.empty()) digest = blob.sha256Hex();
+      for (uint32_t index : sameProbe)
+        if (digestOf(index) == digest) return index;
+    }
     uint32_t index = uint32_t(out_.constants.size());
     out_.constants.push_back(std::move(blob));
-    byDigest_[digest] = index;
+    if (!digest.empty()) digests_[index] = std::move(digest);
+    sameProbe.push_back(index);
     return index;
   }
 
 private:
+  static constexpr uint64_t kProbeBytes = 4096;
+
+  /// Size and a hash of the first and last kProbeBytes (all bytes of a small
+  /// constant); equal bytes give equal probes, a collision only costs a SHA-256.
+  static std::pair<uint64_t, size_t> probeOf(const pte::BlobSource &blob) {
+    auto range = [&](uint64_t offset, uint64_t length) {
+      if (!blob.isFile()) return std::string(blob.view().substr(offset, length));
+      return pte::BlobSource::fromFile(blob.path(), blob.offset() + offset, length).bytes();
+    };
+    std::string bytes = blob.size() <= 2 * kProbeBytes
+                            ? range(0, blob.size())
+                            : range(0, kProbeBytes) + range(blob.size() - kProbeBytes, kProbeBytes);
+    return {blob.size(), std::hash<std::string>()(bytes)};
+  }
+
+  struct ProbeHash {
+    size_t operator()(const std::pair<uint64_t, size_t> &p) const { return p.second ^ (p.first * 0x9e3779b97f4a7c15ULL); }
+  };
+
+  const std::string &digestOf(uint32_t index) {
+    auto it = digests_.find(index);
+    if (it == digests_.end()) it = digests_.emplace(index, out_.constants[index].sha256Hex()).first;
+    return it->second;
+  }
+
   pte::Program &out_;
-  std::unordered_map<std::string, uint32_t> byDigest_;
+  std::unordered_map<std::pair<uint64_t, size_t>, std::vector<uint32_t>, ProbeHash> byProbe_;
+  std::unordered_map<uint32_t, std::string> digests_;
 };
 
 std::string jsonTreespecToCompact(const nlohmann::json &node, size_t &leaves) {

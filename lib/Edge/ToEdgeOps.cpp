@@ -14,6 +14,7 @@
 #include "Edge/Passes.h"
 
 #include <cctype>
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>

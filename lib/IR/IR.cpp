@@ -271,8 +271,9 @@ std::string Graph::freshName(const std::string &base) const {
            symFloatValues.contains(n) || customObjValues.contains(n);
   };
   if (!used(base)) return base;
-  for (int i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
+  int &suffix = freshSuffix_[base];
+  for (suffix = std::max(suffix, 1);; ++suffix) {
+    std::string candidate = base + "_" + std::to_string(suffix);
     if (!used(candidate)) return candidate;
   }
 }

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -242,6 +243,12 @@ struct Graph {
   /// Returns a value name not yet used in this graph, based on `base`
   /// (base, base_1, base_2, ... as torch.fx names them).
   std::string freshName(const std::string &base) const;
+
+private:
+  // Per base, the last suffix freshName() handed out: the search resumes there
+  // instead of at 1 (restarting made n decompositions of one op quadratic).
+  // Like torch.fx, a name is not reused once a later one was given out.
+  mutable std::unordered_map<std::string, int> freshSuffix_;
 };
 
 //===----------------------------------------------------------------------===//

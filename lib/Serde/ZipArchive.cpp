@@ -56,6 +56,7 @@ ZipArchive::ZipArchive(const std::string &path, uint64_t start, std::optional<ui
     m.compressedSize = st.comp_size;
     m.stored = st.comp_method == ZIP_CM_STORE;
     m.crc = st.crc;
+    memberIndex_.emplace(m.name, members_.size());
     members_.push_back(std::move(m));
   }
 }
@@ -63,9 +64,8 @@ ZipArchive::ZipArchive(const std::string &path, uint64_t start, std::optional<ui
 ZipArchive::~ZipArchive() = default;
 
 const ZipMember *ZipArchive::find(const std::string &name) const {
-  for (const auto &m : members_)
-    if (m.name == name) return &m;
-  return nullptr;
+  auto it = memberIndex_.find(name);
+  return it == memberIndex_.end() ? nullptr : &members_[it->second];
 }
 
 std::string ZipArchive::read(const std::string &name) const {
@@ -94,7 +94,14 @@ uint64_t ZipArchive::dataOffset(const std::string &name) const {
   if (!member->stored)
     throw Error("zip member '" + name + "' is compressed; only stored members can be referenced in place",
                 displayName_);
-  return detail::zipMemberDataOffset(path_, start_, length_, name, displayName_);
+  if (!dataOffsetsRead_) {
+    dataOffsets_ = detail::zipMemberDataOffsets(path_, start_, length_, displayName_);
+    dataOffsetsRead_ = true;
+  }
+  auto it = dataOffsets_.find(name);
+  if (it == dataOffsets_.end())
+    throw Error("cannot locate the data of zip member '" + name + "'", displayName_);
+  return it->second;
 }
 
 bool looksLikeZip(const std::string &path) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace exir {
@@ -55,15 +56,19 @@ private:
   uint64_t start_ = 0, length_ = 0;
   std::unique_ptr<Handle> handle_;
   std::vector<ZipMember> members_;
+  std::unordered_map<std::string, size_t> memberIndex_;
+  /// Filled on the first dataOffset() call, in one pass over the directory.
+  mutable std::unordered_map<std::string, uint64_t> dataOffsets_;
+  mutable bool dataOffsetsRead_ = false;
 };
 
 /// True if the file starts with a zip local-header signature ("PK\3\4").
 bool looksLikeZip(const std::string &path);
 
 namespace detail {
-/// minizip-based lookup of a stored member's data offset within [start, start+length).
-uint64_t zipMemberDataOffset(const std::string &path, uint64_t start, uint64_t length,
-                             const std::string &member, const std::string &displayName);
+/// minizip-based data offsets of every member within [start, start+length).
+std::unordered_map<std::string, uint64_t> zipMemberDataOffsets(const std::string &path, uint64_t start,
+                                                               uint64_t length, const std::string &displayName);
 } // namespace detail
 
 } // namespace exir

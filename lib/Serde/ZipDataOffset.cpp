@@ -11,6 +11,7 @@
 #include <minizip/unzip.h>
 
 #include <cstdio>
+#include <unordered_map>
 
 namespace exir::detail {
 
@@ -19,6 +20,7 @@ namespace {
 struct RangeStream {
   FILE *file = nullptr;
   uint64_t start = 0, length = 0, position = 0;
+  uint64_t filePosition = 0; // where `file` is; a seek empties stdio's buffer, so skip needless ones
 };
 
 struct RangeSpec {
@@ -30,7 +32,7 @@ voidpf ZCALLBACK openRange(voidpf opaque, const void *, int) {
   auto *spec = static_cast<RangeSpec *>(opaque);
   FILE *file = std::fopen(spec->path, "rb");
   if (!file) return nullptr;
-  return new RangeStream{file, spec->start, spec->length, 0};
+  return new RangeStream{file, spec->start, spec->length, 0, 0};
 }
 
 uLong ZCALLBACK readRange(voidpf, voidpf stream, void *buffer, uLong size) {
@@ -38,9 +40,17 @@ uLong ZCALLBACK readRange(voidpf, voidpf stream, void *buffer, uLong size) {
   if (s->position >= s->length) return 0;
   uint64_t available = s->length - s->position;
   if (size > available) size = static_cast<uLong>(available);
-  if (fseeko(s->file, static_cast<off_t>(s->start + s->position), SEEK_SET) != 0) return 0;
+  // minizip reads headers a few bytes at a time; seeking before each read made
+  // every one of them a system call.
+  uint64_t target = s->start + s->position;
+  if (target != s->filePosition) {
+    if (fseeko(s->file, static_cast<off_t>(target), SEEK_SET) != 0) return 0;
+    s->filePosition = target;
+  }
   size_t got = std::fread(buffer, 1, size, s->file);
   s->position += got;
+  s->filePosition += got;
+  if (got < size) s->filePosition = UINT64_MAX; // unknown after a short read: seek next time
   return static_cast<uLong>(got);
 }
 
@@ -70,24 +80,35 @@ int ZCALLBACK errorRange(voidpf, voidpf stream) { return std::ferror(static_cast
 
 } // namespace
 
-uint64_t zipMemberDataOffset(const std::string &path, uint64_t start, uint64_t length,
-                             const std::string &member, const std::string &displayName) {
+std::unordered_map<std::string, uint64_t> zipMemberDataOffsets(const std::string &path, uint64_t start,
+                                                               uint64_t length, const std::string &displayName) {
+  // One pass over the central directory: looking members up one at a time
+  // rescans it per member, quadratic in archives with thousands of weights.
   RangeSpec spec{path.c_str(), start, length};
   zlib_filefunc64_def functions{openRange, readRange, writeRange, tellRange,
                                 seekRange, closeRange, errorRange, &spec};
   unzFile zip = unzOpen2_64(path.c_str(), &functions);
   if (!zip) throw Error("not a valid zip archive (minizip could not open it)", displayName);
-  uint64_t offset = 0;
-  int method = 0, level = 0;
-  bool ok = unzLocateFile(zip, member.c_str(), 1) == UNZ_OK &&
-            unzOpenCurrentFile2(zip, &method, &level, /*raw=*/1) == UNZ_OK;
-  if (ok) {
-    offset = unzGetCurrentFileZStreamPos64(zip);
+  std::unordered_map<std::string, uint64_t> offsets;
+  std::string failed;
+  for (int rc = unzGoToFirstFile(zip); rc == UNZ_OK; rc = unzGoToNextFile(zip)) {
+    unz_file_info64 info;
+    char name[4096];
+    if (unzGetCurrentFileInfo64(zip, &info, name, sizeof name, nullptr, 0, nullptr, 0) != UNZ_OK) {
+      failed = "a member's directory entry is unreadable";
+      break;
+    }
+    int method = 0, level = 0;
+    if (unzOpenCurrentFile2(zip, &method, &level, /*raw=*/1) != UNZ_OK) {
+      failed = std::string("cannot locate the data of zip member '") + name + "'";
+      break;
+    }
+    offsets.emplace(name, start + unzGetCurrentFileZStreamPos64(zip));
     unzCloseCurrentFile(zip);
   }
   unzClose(zip);
-  if (!ok) throw Error("cannot locate the data of zip member '" + member + "'", displayName);
-  return start + offset;
+  if (!failed.empty()) throw Error(failed, displayName);
+  return offsets;
 }
 
 } // namespace exir::detail

@@ -260,6 +260,35 @@ TEST_CASE("emitter: methods sorted by name, constants deduplicated by SHA-256", 
   CHECK(valueAs<pte::Tensor>(forward, 1).dataBufferIdx == 3);
 }
 
+TEST_CASE("emitter: large constants that differ only in the middle are not merged", "[emit]") {
+  // Constants of one size are told apart by their full bytes, not a sample.
+  GraphBuilder b;
+  b.param("p_a", "w_a", F32, {4096}).param("p_b", "w_b", F32, {4096}).param("p_c", "w_c", F32, {4096});
+  b.input("x", F32, {4096});
+  b.edge("mul.Tensor", {pos("self", T("x")), pos("other", T("p_a"))}, "m", F32, {4096});
+  b.edge("add.Tensor", {pos("self", T("m")), pos("other", T("p_b"))}, "a", F32, {4096});
+  b.edge("add.Tensor", {pos("self", T("a")), pos("other", T("p_c"))}, "c", F32, {4096});
+  b.output("c");
+  Program p;
+  p.stage = Stage::Edge;
+  p.methods.set("forward", Method{b.ep, std::nullopt});
+  std::string a(4096 * 4, '\x11'), middle = a;
+  middle[8192] = '\x22';
+  p.constants.set("w_a", inlineConstant({4096}, a));
+  p.constants.set("w_b", inlineConstant({4096}, middle));
+  p.constants.set("w_c", inlineConstant({4096}, a));
+  p = planned(std::move(p));
+  pte::Program out = emit::emitProgram(p);
+
+  REQUIRE(out.constants.size() == 3); // placeholder, a, middle
+  CHECK(out.constants[1].bytes() == a);
+  CHECK(out.constants[2].bytes() == middle);
+  const auto &forward = out.executionPlan[0];
+  CHECK(valueAs<pte::Tensor>(forward, 0).dataBufferIdx == 1);
+  CHECK(valueAs<pte::Tensor>(forward, 1).dataBufferIdx == 2);
+  CHECK(valueAs<pte::Tensor>(forward, 2).dataBufferIdx == 1); // same bytes as w_a
+}
+
 TEST_CASE("emitter: sym ops get an Int placeholder return, dim order from strides", "[emit]") {
   GraphBuilder b;
   b.input("x", F32, {1, 3, 2, 2});

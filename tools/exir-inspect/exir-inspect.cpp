@@ -39,8 +39,8 @@ int main(int argc, char **argv) {
   int rc = runTool("exir-inspect", app, argc, argv, [&] {
     if (diff) {
       if (inputs.size() != 2) throw Error("--diff takes exactly two .pte files");
-      pte::Program a = pte::readPte(readFileOrStdin(inputs[0]), inputs[0]);
-      pte::Program b = pte::readPte(readFileOrStdin(inputs[1]), inputs[1]);
+      pte::Program a = pte::readPteFile(inputs[0]); // no copy of the bytes
+      pte::Program b = pte::readPteFile(inputs[1]);
       if (!pte::diffPte(a, b, std::cout)) diffResult = 1;
       return;
     }
@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
         return;
       }
       if (looksLikePte(head)) {
-        pte::Program p = pte::readPte(readFileOrStdin(path), path);
+        pte::Program p = pte::readPteFile(path); // moves, does not copy, the bytes
         if (!ptdPath.empty()) {
           ptd::File data = ptd::readPtd(ptdPath);
           size_t n = 0;

@@ -138,11 +138,6 @@ template <typename Fix> void renameInArgument(Argument &arg, const Fix &fix) {
   }
 }
 
-void renameInArgument(Argument &arg, const std::string &from, const std::string &to) {
-  renameInArgument(arg, [&](std::string &s) {
-    if (s == from) s = to;
-  });
-}
 } // namespace
 
 void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to) {
@@ -202,31 +197,6 @@ void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::
   for (auto &[name, meta] : ep.graph.tensorValues)
     if (!renames.count(name)) kept.set(name, meta);
   ep.graph.tensorValues = std::move(kept);
-}
-
-void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames) {
-  if (renames.empty()) return;
-  auto fix = [&](std::string &s) {
-    auto it = renames.find(s);
-    if (it != renames.end()) s = it->second;
-  };
-  Graph &g = ep.graph;
-  for (Node &n : g.nodes) {
-    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
-    for (auto &out : n.outputs) renameInArgument(out, fix);
-  }
-  for (auto &in : g.inputs) renameInArgument(in, fix);
-  for (auto &o : g.outputs) renameInArgument(o, fix);
-  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, fix);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
-  // One rebuild keeps every entry at its position (the JSON stays in definition order).
-  OrderedMap<TensorMeta> renamed;
-  renamed.reserve(g.tensorValues.size());
-  for (auto &[k, v] : g.tensorValues) {
-    auto it = renames.find(k);
-    renamed.set(it == renames.end() ? k : it->second, v);
-  }
-  g.tensorValues = std::move(renamed);
 }
 
 std::string userFrame(const Node &node) {

@@ -68,10 +68,6 @@ void renameValue(ExportedProgram &ep, const std::string &from, const std::string
 /// Several renames in one sweep over the method (linear; renameValue per value is not).
 void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames);
 
-/// Renames many values at once (each name at most once: the map is applied in
-/// one pass, so chains a->b, b->c are not followed).
-void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std::string> &renames);
-
 /// Replaces every use of value `from` by `to` in node inputs and graph outputs
 /// (definitions are left alone).
 void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to);

@@ -11,17 +11,6 @@ using namespace exir::run;
 using namespace exir::run::test;
 
 namespace {
-Value i64(int64_t v) { return Value::of(v); }
-Value flag(bool b) { return Value::of(b); }
-using Sizes = std::vector<int64_t>;
-using Doubles = std::vector<double>;
-Value iota(std::vector<int64_t> sizes, double start = 0) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = start + double(i);
-  return floats(std::move(sizes), v);
-}
 Value doubles(std::vector<double> v) { Value x; x.v = std::move(v); return x; }
 } // namespace
 

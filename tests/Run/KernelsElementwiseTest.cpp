@@ -15,9 +15,6 @@ using namespace exir::run;
 using namespace exir::run::test;
 
 namespace {
-Value i64(int64_t v) { return Value::of(v); }
-Value f64(double v) { return Value::of(v); }
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 } // namespace
 

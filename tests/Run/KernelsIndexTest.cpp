@@ -7,27 +7,6 @@ using namespace exir::run;
 using namespace exir::run::test;
 
 namespace {
-Value i64(int64_t v) { return Value::of(v); }
-Value f64(double v) { return Value::of(v); }
-Value flag(bool b) { return Value::of(b); }
-using Sizes = std::vector<int64_t>;
-using Doubles = std::vector<double>;
-using Longs = std::vector<int64_t>;
-Value iota(std::vector<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = double(i);
-  return floats(std::move(sizes), v);
-}
-/// A Tensor?[] argument; nullptr entries are None.
-Value optionalTensors(std::vector<Value *> values) {
-  Value::OptionalTensorList list;
-  for (Value *v : values) list.push_back(v ? &v->toTensor() : nullptr);
-  Value x;
-  x.v = std::make_pair(std::move(list), 0);
-  return x;
-}
 Value dtype(ScalarType t) { return Value::of(int64_t(t)); }
 } // namespace
 

@@ -9,15 +9,6 @@ using namespace exir;
 using namespace exir::run;
 using namespace exir::run::test;
 
-namespace {
-Value i64(int64_t v) { return Value::of(v); }
-Value f64(double v) { return Value::of(v); }
-Value flag(bool b) { return Value::of(b); }
-using Sizes = std::vector<int64_t>;
-using Doubles = std::vector<double>;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-} // namespace
-
 TEST_CASE("mm, bmm, addmm", "[kernels][linalg]") {
   Value a = floats({2, 2}, {1, 2, 3, 4}), b = floats({2, 2}, {5, 6, 7, 8}), out = outOf();
   callOut("aten::mm.out", {&a, &b, &out});

@@ -13,23 +13,6 @@ using namespace exir;
 using namespace exir::run;
 using namespace exir::run::test;
 
-namespace {
-Value i64(int64_t v) { return Value::of(v); }
-Value f64(double v) { return Value::of(v); }
-Value flag(bool b) { return Value::of(b); }
-using Sizes = std::vector<int64_t>;
-using Doubles = std::vector<double>;
-using Longs = std::vector<int64_t>;
-Value iota(std::vector<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = double(i);
-  return floats(std::move(sizes), v);
-}
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-} // namespace
-
 TEST_CASE("as_strided, diagonal, unfold, pixel_shuffle, copy", "[kernels][shape]") {
   Value x = iota({6}), size = intList({2, 2}), stride = intList({1, 2}), offset = i64(1), out = outOf();
   callOut("aten::as_strided_copy.out", {&x, &size, &stride, &offset, &out});

@@ -7,8 +7,6 @@ using namespace exir::run;
 using namespace exir::run::test;
 
 namespace {
-Value i64(int64_t v) { return Value::of(v); }
-Value f64(double v) { return Value::of(v); }
 Value callScalar(const std::string &name, std::vector<Value> in) {
   std::vector<Value *> args;
   for (Value &v : in) args.push_back(&v);

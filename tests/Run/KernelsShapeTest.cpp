@@ -7,17 +7,7 @@ using namespace exir::run;
 using namespace exir::run::test;
 
 namespace {
-Value i64(int64_t v) { return Value::of(v); }
 /// 0, 1, 2, ... as float32 with the given sizes.
-Value iota(std::vector<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = double(i);
-  return floats(std::move(sizes), v);
-}
-using Sizes = std::vector<int64_t>;
-using Doubles = std::vector<double>;
 } // namespace
 
 TEST_CASE("view, permute, transpose, expand", "[kernels][shape]") {

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <limits>
 #include <vector>
 
 namespace exir::run::test {
@@ -40,6 +41,30 @@ inline Value bools(std::vector<int64_t> sizes, const std::vector<int> &values) {
 /// An empty out tensor of `dtype` that kernels resize.
 inline Value outOf(ScalarType dtype = ScalarType::Float) { return Value::of(Tensor::make(dtype, {0})); }
 
+/// Scalar arguments.
+inline Value i64(int64_t v) { return Value::of(v); }
+inline Value f64(double v) { return Value::of(v); }
+inline Value flag(bool b) { return Value::of(b); }
+using Sizes = std::vector<int64_t>;
+using Doubles = std::vector<double>;
+using Longs = std::vector<int64_t>;
+inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
+/// A float32 tensor holding start, start + 1, ... in row-major order.
+inline Value iota(std::vector<int64_t> sizes, double start = 0) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + double(i);
+  return floats(std::move(sizes), v);
+}
+/// A Tensor?[] argument; nullptr entries are None.
+inline Value optionalTensors(std::vector<Value *> values) {
+  Value::OptionalTensorList list;
+  for (Value *v : values) list.push_back(v ? &v->toTensor() : nullptr);
+  Value x;
+  x.v = std::make_pair(std::move(list), 0);
+  return x;
+}
 inline Value intList(std::vector<int64_t> v) { Value x; x.v = std::move(v); return x; }
 inline Value str(std::string s) { Value x; x.v = std::move(s); return x; }
 inline Value tensorList(std::vector<Value *> values) {

@@ -100,41 +100,59 @@ struct Emitter {
   }
 };
 
-std::vector<Node> decomposeLstm(Graph &g, Node &node) {
-  auto flag = [&](const char *name) {
-    const Argument &a = requireArg(node, name);
-    return a.kind == ArgKind::Bool && a.intValue != 0;
-  };
-  std::string frame = userFrame(node);
-  std::string where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
-  if (flag("bidirectional")) throw Error("bidirectional lstm is not supported by the decomposition", {}, where);
-  int64_t layers = requireArg(node, "num_layers").intValue;
-  if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
-    throw Error("lstm with dropout in training mode cannot be lowered; export the model in eval() mode", {}, where);
-  bool hasBiases = flag("has_biases"), batchFirst = flag("batch_first");
-  const auto &hx = requireArg(node, "hx").names;
-  const auto &params = requireArg(node, "params").names;
-  size_t perLayer = hasBiases ? 4 : 2;
-  if (hx.size() != 2 || params.size() != perLayer * size_t(layers) || node.outputs.size() != 3)
-    throw Error("lstm arguments do not match num_layers/has_biases (projections are not supported)", {}, where);
+/// What lstm.input and gru.input share: the flags, the per-layer weights and
+/// the time-major or batch-major input, checked once for both.
+struct RnnCall {
+  std::string where; // "node lstm at File ..." for errors
+  int64_t layers = 0;
+  bool hasBiases = false;
+  int64_t timeDim = 0, steps = 0;
+  std::vector<std::string> params;
 
+  RnnCall(Emitter &e, const Node &node, const char *kind, size_t expectedOutputs) {
+    auto flag = [&](const char *name) {
+      const Argument &a = requireArg(node, name);
+      return a.kind == ArgKind::Bool && a.intValue != 0;
+    };
+    std::string frame = userFrame(node);
+    where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
+    if (flag("bidirectional")) throw Error(std::string("bidirectional ") + kind + " is not supported by the decomposition", {}, where);
+    layers = requireArg(node, "num_layers").intValue;
+    if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
+      throw Error(std::string(kind) + " with dropout in training mode cannot be lowered; export the model in eval() mode", {},
+                  where);
+    hasBiases = flag("has_biases");
+    params = requireArg(node, "params").names;
+    if (params.size() != perLayer() * size_t(layers) || node.outputs.size() != expectedOutputs)
+      throw Error(std::string(kind) + " arguments do not match num_layers/has_biases (projections are not supported)", {},
+                  where);
+    auto inSizes = e.sizes(requireArg(node, "input").name);
+    if (inSizes.size() != 3) throw Error(std::string("unbatched ") + kind + " input is not supported", {}, where);
+    timeDim = flag("batch_first") ? 1 : 0;
+    steps = inSizes[size_t(timeDim)];
+  }
+  size_t perLayer() const { return hasBiases ? 4 : 2; }
+  const std::string &wih(int64_t l) const { return params[size_t(l) * perLayer()]; }
+  const std::string &whh(int64_t l) const { return params[size_t(l) * perLayer() + 1]; }
+  std::string bih(int64_t l) const { return hasBiases ? params[size_t(l) * perLayer() + 2] : ""; }
+  std::string bhh(int64_t l) const { return hasBiases ? params[size_t(l) * perLayer() + 3] : ""; }
+};
+
+std::vector<Node> decomposeLstm(Graph &g, Node &node) {
   Emitter e{g, node, FreshNames(g), {}};
+  RnnCall rnn(e, node, "lstm", 3);
+  const auto &hx = requireArg(node, "hx").names;
+  if (hx.size() != 2) throw Error("lstm takes (h0, c0) as hx", {}, rnn.where);
   std::string layerInput = requireArg(node, "input").name;
-  auto inSizes = e.sizes(layerInput);
-  if (inSizes.size() != 3) throw Error("unbatched lstm input is not supported", {}, where);
-  int64_t timeDim = batchFirst ? 1 : 0, steps = inSizes[size_t(timeDim)];
   std::vector<std::string> hN, cN;
-  for (int64_t l = 0; l < layers; ++l) {
-    const std::string &wih = params[size_t(l) * perLayer], &whh = params[size_t(l) * perLayer + 1];
-    std::string bih = hasBiases ? params[size_t(l) * perLayer + 2] : "";
-    std::string bhh = hasBiases ? params[size_t(l) * perLayer + 3] : "";
-    int64_t hidden = e.sizes(whh)[1];
-    std::string wihT = e.transpose2d(wih), whhT = e.transpose2d(whh);
+  for (int64_t l = 0; l < rnn.layers; ++l) {
+    int64_t hidden = e.sizes(rnn.whh(l))[1];
+    std::string wihT = e.transpose2d(rnn.wih(l)), whhT = e.transpose2d(rnn.whh(l));
     std::string h = e.select(hx[0], 0, l), c = e.select(hx[1], 0, l);
     std::vector<std::string> outputs;
-    for (int64_t t = 0; t < steps; ++t) {
-      std::string xt = e.select(layerInput, timeDim, t);
-      std::string gates = e.binary("add", e.linear(xt, wihT, bih), e.linear(h, whhT, bhh));
+    for (int64_t t = 0; t < rnn.steps; ++t) {
+      std::string xt = e.select(layerInput, rnn.timeDim, t);
+      std::string gates = e.binary("add", e.linear(xt, wihT, rnn.bih(l)), e.linear(h, whhT, rnn.bhh(l)));
       std::string i = e.unary("sigmoid", e.slice(gates, 1, 0, hidden));
       std::string f = e.unary("sigmoid", e.slice(gates, 1, hidden, 2 * hidden));
       std::string gg = e.unary("tanh", e.slice(gates, 1, 2 * hidden, 3 * hidden));
@@ -143,8 +161,8 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
       h = e.binary("mul", o, e.unary("tanh", c));
       outputs.push_back(h);
     }
-    bool last = l + 1 == layers;
-    layerInput = e.stack(outputs, timeDim, last ? node.outputs[0].name : "");
+    bool last = l + 1 == rnn.layers;
+    layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
     hN.push_back(h);
     cN.push_back(c);
   }
@@ -154,40 +172,19 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
 }
 
 std::vector<Node> decomposeGru(Graph &g, Node &node) {
-  auto flag = [&](const char *name) {
-    const Argument &a = requireArg(node, name);
-    return a.kind == ArgKind::Bool && a.intValue != 0;
-  };
-  std::string frame = userFrame(node);
-  std::string where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
-  if (flag("bidirectional")) throw Error("bidirectional gru is not supported by the decomposition", {}, where);
-  int64_t layers = requireArg(node, "num_layers").intValue;
-  if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
-    throw Error("gru with dropout in training mode cannot be lowered; export the model in eval() mode", {}, where);
-  bool hasBiases = flag("has_biases"), batchFirst = flag("batch_first");
-  const std::string hx = requireArg(node, "hx").name;
-  const auto &params = requireArg(node, "params").names;
-  size_t perLayer = hasBiases ? 4 : 2;
-  if (params.size() != perLayer * size_t(layers) || node.outputs.size() != 2)
-    throw Error("gru arguments do not match num_layers/has_biases", {}, where);
-
   Emitter e{g, node, FreshNames(g), {}};
+  RnnCall rnn(e, node, "gru", 2);
+  const std::string hx = requireArg(node, "hx").name;
   std::string layerInput = requireArg(node, "input").name;
-  auto inSizes = e.sizes(layerInput);
-  if (inSizes.size() != 3) throw Error("unbatched gru input is not supported", {}, where);
-  int64_t timeDim = batchFirst ? 1 : 0, steps = inSizes[size_t(timeDim)];
   std::vector<std::string> hN;
-  for (int64_t l = 0; l < layers; ++l) {
-    const std::string &wih = params[size_t(l) * perLayer], &whh = params[size_t(l) * perLayer + 1];
-    std::string bih = hasBiases ? params[size_t(l) * perLayer + 2] : "";
-    std::string bhh = hasBiases ? params[size_t(l) * perLayer + 3] : "";
-    int64_t hidden = e.sizes(whh)[1];
-    std::string wihT = e.transpose2d(wih), whhT = e.transpose2d(whh);
+  for (int64_t l = 0; l < rnn.layers; ++l) {
+    int64_t hidden = e.sizes(rnn.whh(l))[1];
+    std::string wihT = e.transpose2d(rnn.wih(l)), whhT = e.transpose2d(rnn.whh(l));
     std::string h = e.select(hx, 0, l);
     std::vector<std::string> outputs;
-    for (int64_t t = 0; t < steps; ++t) {
-      std::string xt = e.select(layerInput, timeDim, t);
-      std::string gi = e.linear(xt, wihT, bih), gh = e.linear(h, whhT, bhh);
+    for (int64_t t = 0; t < rnn.steps; ++t) {
+      std::string xt = e.select(layerInput, rnn.timeDim, t);
+      std::string gi = e.linear(xt, wihT, rnn.bih(l)), gh = e.linear(h, whhT, rnn.bhh(l));
       std::string r = e.unary("sigmoid", e.binary("add", e.slice(gi, 1, 0, hidden), e.slice(gh, 1, 0, hidden)));
       std::string z =
           e.unary("sigmoid", e.binary("add", e.slice(gi, 1, hidden, 2 * hidden), e.slice(gh, 1, hidden, 2 * hidden)));
@@ -196,8 +193,8 @@ std::vector<Node> decomposeGru(Graph &g, Node &node) {
       h = e.binary("add", n, e.binary("mul", z, e.binary("sub", h, n)));
       outputs.push_back(h);
     }
-    bool last = l + 1 == layers;
-    layerInput = e.stack(outputs, timeDim, last ? node.outputs[0].name : "");
+    bool last = l + 1 == rnn.layers;
+    layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
     hN.push_back(h);
   }
   e.stack(hN, 0, node.outputs[1].name);

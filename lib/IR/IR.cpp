@@ -440,10 +440,14 @@ bool staysAtenInEdge(const OpTarget &t) {
 }
 
 bool isGraphAssert(const OpTarget &t) {
-  if (t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge) return false;
-  std::string q = t.qualifiedName();
-  return q == "aten::_assert_scalar" || q == "aten::_assert_async.msg" || q == "aten::_assert_async" ||
-         q == "aten::sym_constrain_range" || q == "aten::sym_constrain_range_for_size";
+  if ((t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge) || t.ns != "aten") return false;
+  static const char *names[] = {"_assert_scalar", "_assert_async", "_assert_tensor_metadata", "sym_constrain_range",
+                                "sym_constrain_range_for_size", "_functional_assert_scalar",
+                                "_functional_assert_async", "_functional_sym_constrain_range",
+                                "_functional_sym_constrain_range_for_size"};
+  for (const char *n : names)
+    if (t.name == n) return true;
+  return false;
 }
 
 bool isSymSizeOp(const OpTarget &t) {

@@ -472,9 +472,15 @@ OpTarget parseTarget(const std::string &target);
 /// DISALLOW_LIST _assert_* / scalar_tensor ops): ToEdgeOps keeps them and the
 /// edge verifier accepts them.
 bool staysAtenInEdge(const OpTarget &t);
-/// Runtime asserts on symbolic values (_assert_scalar, _assert_async.msg,
-/// sym_constrain_range*), which to_executorch removes (RemoveGraphAssertsPass).
+/// Runtime asserts torch.export records (_assert_scalar, _assert_async,
+/// _assert_tensor_metadata, sym_constrain_range*, their _functional_ forms),
+/// which upstream removes (RemoveGraphAssertsPass).
 bool isGraphAssert(const OpTarget &t);
+/// Removes the asserts of `graph` (not of its subgraphs) and then the symbolic
+/// ops only they used (sym_size.int -> _operator.ge -> _assert_scalar); linear.
+void removeGraphAssertsIn(Graph &graph);
+/// removeGraphAssertsIn on every method's graph and control-flow branches.
+void removeProgramAsserts(Program &program);
 /// ATen ops computing a symbolic int from a tensor (sym_size.int, sym_numel, ...).
 bool isSymSizeOp(const OpTarget &t);
 

@@ -136,18 +136,7 @@ TEST_CASE("emitter: a Python sym op without a prim op is refused", "[emit][sym]"
 }
 
 TEST_CASE("emitter: split_with_sizes_copy.out takes a TensorList of the allocs", "[emit][list]") {
-  GraphBuilder b;
-  b.input("x", F32, {6, 4});
-  Node split;
-  split.target = edgeTarget("aten", "split_with_sizes_copy", "default");
-  split.inputs = {pos("self", T("x")), pos("split_sizes", Argument::ints_({2, 4}))};
-  split.outputs.push_back(Argument::tensors({"getitem", "getitem_1"}));
-  b.ep.graph.tensorValues.set("getitem", meta(F32, {2, 4}));
-  b.ep.graph.tensorValues.set("getitem_1", meta(F32, {4, 4}));
-  b.ep.graph.nodes.push_back(split);
-  b.edge("neg.default", {pos("self", T("getitem_1"))}, "neg", F32, {4, 4});
-  b.output("getitem").output("neg");
-  pte::ExecutionPlan plan = emitted(programOf(b.ep, Stage::Edge));
+  pte::ExecutionPlan plan = emitted(programOf(splitWithSizesMethod(), Stage::Edge));
   // values: 0 x, 1 alloc, 2 alloc_1, 3 Int 2, 4 Int 4, 5 IntList, 6 Int dim, 7 TensorList out, 8 alloc_2
   const auto &call = instruction<pte::KernelCall>(plan, 0);
   CHECK(operatorName(plan, call.opIndex) == "aten::split_with_sizes_copy.out");

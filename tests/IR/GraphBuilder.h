@@ -172,6 +172,23 @@ inline exir::ExportedProgram condMethod() {
 }
 
 /// Runs `fn` and returns the exir::Error's message it throws ("" if none is thrown).
+/// An Edge method: split_with_sizes_copy(x[6, 4], [2, 4]) -> (getitem, getitem_1);
+/// neg(getitem_1); returns getitem and neg (a list output, one element used twice).
+inline exir::ExportedProgram splitWithSizesMethod() {
+  GraphBuilder b;
+  b.input("x", exir::ScalarType::Float, {6, 4});
+  exir::Node split;
+  split.target = exir::edgeTarget("aten", "split_with_sizes_copy", "default");
+  split.inputs = {pos("self", T("x")), pos("split_sizes", Argument::ints_({2, 4}))};
+  split.outputs.push_back(Argument::tensors({"getitem", "getitem_1"}));
+  b.ep.graph.tensorValues.set("getitem", meta(exir::ScalarType::Float, {2, 4}));
+  b.ep.graph.tensorValues.set("getitem_1", meta(exir::ScalarType::Float, {4, 4}));
+  b.ep.graph.nodes.push_back(split);
+  b.edge("neg.default", {pos("self", T("getitem_1"))}, "neg", exir::ScalarType::Float, {4, 4});
+  b.output("getitem").output("neg");
+  return b.ep;
+}
+
 template <typename F> std::string errorOf(F &&fn) {
   try {
     fn();

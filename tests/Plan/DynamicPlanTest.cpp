@@ -76,18 +76,7 @@ TEST_CASE("removeGraphAsserts drops asserts and the sym ops only they use", "[pl
 }
 
 TEST_CASE("toOutVariant: list outputs get one alloc per element", "[plan][out][list]") {
-  GraphBuilder b;
-  b.input("x", F32, {6, 4});
-  Node split;
-  split.target = edgeTarget("aten", "split_with_sizes_copy", "default");
-  split.inputs = {pos("self", T("x")), pos("split_sizes", Argument::ints_({2, 4}))};
-  split.outputs.push_back(Argument::tensors({"getitem", "getitem_1"}));
-  b.ep.graph.tensorValues.set("getitem", meta(F32, {2, 4}));
-  b.ep.graph.tensorValues.set("getitem_1", meta(F32, {4, 4}));
-  b.ep.graph.nodes.push_back(split);
-  b.edge("neg.default", {pos("self", T("getitem_1"))}, "neg", F32, {4, 4});
-  b.output("getitem").output("neg");
-  Program p = programOf(b.ep, Stage::Edge);
+  Program p = programOf(splitWithSizesMethod(), Stage::Edge);
   plan::toOutVariant(p);
   const Graph &g = graphOf(p);
   REQUIRE(g.nodes.size() == 5);

@@ -52,10 +52,9 @@ bind() { # bind SRC DST [ro]
   mounts+=("$2")
   if [ "${3:-}" = ro ]; then mount -o remount,bind,ro "$2"; fi
 }
+# /proc only: the root keeps the device nodes debootstrap made. Binding the
+# host's /dev let a package script in the root replace the host's /dev/null.
 bind /proc "$root/proc"
-bind /dev "$root/dev"
-bind /dev/pts "$root/dev/pts"
-bind /sys "$root/sys"
 if [ -d "$repo/../shared" ]; then bind "$(cd "$repo/../shared" && pwd)" "$root/work/shared" ro; fi
 
 # A clean clone of HEAD, as CI makes one.

@@ -545,7 +545,8 @@ for _inplace in ["hardtanh_", "hardswish_", "hardsigmoid_", "dropout_", "sigmoid
 assign(["diff"], rule_same(ALL))
 assign(["__and__.Tensor", "__or__.Tensor", "__xor__.Tensor"], rule_bitwise_tensor)
 assign(["where.ScalarOther"], rule_same(ALL))
-assign(["rms_norm"], rule_unary_float_only())
+assign(["rms_norm", "mish", "log_sigmoid"], rule_unary_float_only())
+assign(["pad"], rule_same(ALL))
 assign(["lstm.input", "gru.input"], rule_unary_float_only())
 
 

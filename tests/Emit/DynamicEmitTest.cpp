@@ -13,11 +13,13 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 #include "../IR/GraphBuilder.h"
+#include "PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 
 using namespace exir;
 using namespace irtest;
+using exir::pte::test::valueAs;
 
 namespace {
 
@@ -35,15 +37,6 @@ pte::ExecutionPlan emitted(Program p) {
   return emit::emitProgram(p).executionPlan.at(0);
 }
 
-template <typename V> const V &valueAs(const pte::ExecutionPlan &plan, int64_t index) {
-  INFO("value " << index);
-  REQUIRE(index >= 0);
-  REQUIRE(size_t(index) < plan.values.size());
-  const V *v = std::get_if<V>(&plan.values[size_t(index)]);
-  REQUIRE(v);
-  return *v;
-}
-
 template <typename I> const I &instruction(const pte::ExecutionPlan &plan, size_t i) {
   INFO("instruction " << i);
   REQUIRE(plan.chains.size() == 1);
@@ -56,14 +49,6 @@ template <typename I> const I &instruction(const pte::ExecutionPlan &plan, size_
 std::string operatorName(const pte::ExecutionPlan &plan, int32_t index) {
   const pte::Operator &op = plan.operators.at(size_t(index));
   return op.name + (op.overload.empty() ? "" : "." + op.overload);
-}
-
-Node symNode(const std::string &target, std::vector<NamedArgument> inputs, Argument out) {
-  Node n;
-  n.target = target;
-  n.inputs = std::move(inputs);
-  n.outputs.push_back(std::move(out));
-  return n;
 }
 
 /// forward(x: f32[s0, 4]) = neg(relu(x).view(sym_size(relu, 0) * 4)), s0 in [1, 8].

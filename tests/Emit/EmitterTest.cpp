@@ -13,11 +13,13 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 #include "../IR/GraphBuilder.h"
+#include "PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 
 using namespace exir;
 using namespace irtest;
+using exir::pte::test::valueAs;
 
 namespace {
 
@@ -41,15 +43,6 @@ ExportedProgram addMethod() {
   b.edge("add.Tensor", {pos("self", T("x")), pos("other", T("y"))}, "aten_add_tensor", F32, {2, 2});
   b.output("aten_add_tensor");
   return b.ep;
-}
-
-template <typename V> const V &valueAs(const pte::ExecutionPlan &plan, int64_t index) {
-  INFO("value " << index);
-  REQUIRE(index >= 0);
-  REQUIRE(size_t(index) < plan.values.size());
-  const V *v = std::get_if<V>(&plan.values[size_t(index)]);
-  REQUIRE(v);
-  return *v;
 }
 
 const pte::KernelCall &kernelCall(const pte::ExecutionPlan &plan, size_t i) {

@@ -10,9 +10,11 @@
 #include "Emit/PteModel.h"
 #include "Support/FileIO.h"
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace exir::pte::test {
@@ -124,6 +126,16 @@ inline uint64_t readLE(const std::string &bytes, size_t at, int width) {
   uint64_t value = 0;
   for (int i = 0; i < width; ++i) value |= uint64_t(uint8_t(bytes.at(at + i))) << (8 * i);
   return value;
+}
+
+/// Value `index` of `plan`, which must hold a V (a Tensor, Int, TensorList, ...).
+template <typename V> const V &valueAs(const ExecutionPlan &plan, int64_t index) {
+  INFO("value " << index);
+  REQUIRE(index >= 0);
+  REQUIRE(size_t(index) < plan.values.size());
+  const V *v = std::get_if<V>(&plan.values[size_t(index)]);
+  REQUIRE(v);
+  return *v;
 }
 
 } // namespace exir::pte::test

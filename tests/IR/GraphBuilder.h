@@ -172,6 +172,15 @@ inline exir::ExportedProgram condMethod() {
 }
 
 /// Runs `fn` and returns the exir::Error's message it throws ("" if none is thrown).
+/// A node calling `target` (a sym op, getitem, ...) with one output.
+inline exir::Node symNode(const std::string &target, std::vector<NamedArgument> inputs, Argument out) {
+  exir::Node n;
+  n.target = target;
+  n.inputs = std::move(inputs);
+  n.outputs.push_back(std::move(out));
+  return n;
+}
+
 /// An Edge method: split_with_sizes_copy(x[6, 4], [2, 4]) -> (getitem, getitem_1);
 /// neg(getitem_1); returns getitem and neg (a list output, one element used twice).
 inline exir::ExportedProgram splitWithSizesMethod() {

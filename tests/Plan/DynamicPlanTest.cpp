@@ -21,14 +21,6 @@ namespace {
 
 constexpr ScalarType F32 = ScalarType::Float;
 
-Node symNode(const std::string &target, std::vector<NamedArgument> inputs, Argument out) {
-  Node n;
-  n.target = target;
-  n.inputs = std::move(inputs);
-  n.outputs.push_back(std::move(out));
-  return n;
-}
-
 const MemoryPlan &planOf(const Program &p) { return *p.methods.find("forward")->plan; }
 
 Program plannedCond() {

@@ -20,6 +20,7 @@
 #include "Support/FileIO.h"
 #include "Support/Hash.h"
 
+#include <functional>
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -406,29 +407,36 @@ void checkCallSignature(const Graph &g, const Node &call, const std::string &del
   }
 }
 
-} // namespace
-
-void requireResolvedCalls(const Program &program) {
+/// Calls fn(graph, node, JSON location) for every executorch_call_delegate node.
+void forEachDelegateCall(const Program &program,
+                         const std::function<void(const Graph &, const Node &, const std::string &)> &fn) {
   for (const auto &[methodName, method] : program.methods) {
     const Graph &g = method.program.graph;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node &node = g.nodes[i];
       if (!isDelegateCall(node)) continue;
-      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
-                          node.displayName() + ")";
-      if (node.inputs.empty() || node.inputs[0].arg.kind != ArgKind::String)
-        throw Error("executorch_call_delegate's first argument must name the lowered module", {}, where);
-      const std::string &ref = node.inputs[0].arg.name;
-      if (!program.delegates.contains(ref)) {
-        auto [module, backend] = splitDelegateReference(ref);
-        throw Error("executorch_call_delegate calls lowered module '" + module + "'" +
-                        (backend.empty() ? "" : " (backend " + backend + ")") +
-                        ", which the program does not contain; pass --lowered " + module +
-                        "=FILE with the artifact exir-partition --whole-module wrote for it",
-                    {}, where);
-      }
+      fn(g, node,
+         "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" + node.displayName() + ")");
     }
   }
+}
+
+} // namespace
+
+void requireResolvedCalls(const Program &program) {
+  forEachDelegateCall(program, [&](const Graph &, const Node &node, const std::string &where) {
+    if (node.inputs.empty() || node.inputs[0].arg.kind != ArgKind::String)
+      throw Error("executorch_call_delegate's first argument must name the lowered module", {}, where);
+    const std::string &ref = node.inputs[0].arg.name;
+    if (!program.delegates.contains(ref)) {
+      auto [module, backend] = splitDelegateReference(ref);
+      throw Error("executorch_call_delegate calls lowered module '" + module + "'" +
+                      (backend.empty() ? "" : " (backend " + backend + ")") +
+                      ", which the program does not contain; pass --lowered " + module +
+                      "=FILE with the artifact exir-partition --whole-module wrote for it",
+                  {}, where);
+    }
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -642,17 +650,10 @@ void verifyDelegatedProgram(const Program &program) {
   edge::DtypeRules rules = edge::DtypeRules::forProgram(program);
   edge::verifyEdgeProgram(program, rules);
   requireResolvedCalls(program);
-  for (const auto &[methodName, method] : program.methods) {
-    const Graph &g = method.program.graph;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node &node = g.nodes[i];
-      if (!isDelegateCall(node)) continue;
-      std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
-                          node.displayName() + ")";
-      const std::string &name = node.inputs[0].arg.name;
-      checkCallSignature(g, node, name, *program.delegates.find(name), where);
-    }
-  }
+  forEachDelegateCall(program, [&](const Graph &g, const Node &node, const std::string &where) {
+    const std::string &name = node.inputs[0].arg.name;
+    checkCallSignature(g, node, name, *program.delegates.find(name), where);
+  });
   for (const auto &[name, d] : program.delegates) {
     if (!d.original) continue;
     Program original;

@@ -43,6 +43,15 @@ struct Planes {
     return sizes;
   }
 };
+/// Sum of plane `pl`'s rows [h0, h1) x columns [w0, w1) in row-major `x`.
+template <typename C>
+C windowSum(const std::vector<C> &x, const Planes &p, int64_t pl, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+  C sum = 0;
+  for (int64_t r = h0; r < h1; ++r)
+    for (int64_t c = w0; c < w1; ++c) sum += x[size_t((pl * p.h + r) * p.w + c)];
+  return sum;
+}
+
 Planes planesOf(const Tensor &t) {
   if (t.dim() != 3 && t.dim() != 4) fail("expected a 3-d or 4-d input, got " + sizesText(t.sizes));
   int64_t h = t.sizes[t.dim() - 2], w = t.sizes[t.dim() - 1];
@@ -123,9 +132,7 @@ void avgPool(std::span<Value *> args) {
           int64_t poolSize = (h1 - h0) * (w1 - w0);
           h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
           h1 = std::min(h1, p.h), w1 = std::min(w1, p.w);
-          C sum = 0;
-          for (int64_t r = h0; r < h1; ++r)
-            for (int64_t c = w0; c < w1; ++c) sum += x[size_t((pl * p.h + r) * p.w + c)];
+          C sum = windowSum(x, p, pl, h0, h1, w0, w1);
           int64_t divisor = divisorOverride ? *divisorOverride : countIncludePad ? poolSize : (h1 - h0) * (w1 - w0);
           y[size_t((pl * oh + i) * ow + j)] = divisor ? C(sum / C(divisor)) : C(0);
         }
@@ -150,10 +157,7 @@ void adaptiveAvgPool(std::span<Value *> args) {
         for (int64_t j = 0; j < ow; ++j) {
           int64_t h0 = i * p.h / oh, h1 = ((i + 1) * p.h + oh - 1) / oh;
           int64_t w0 = j * p.w / ow, w1 = ((j + 1) * p.w + ow - 1) / ow;
-          C sum = 0;
-          for (int64_t r = h0; r < h1; ++r)
-            for (int64_t c = w0; c < w1; ++c) sum += x[size_t((pl * p.h + r) * p.w + c)];
-          y[size_t((pl * oh + i) * ow + j)] = sum / C((h1 - h0) * (w1 - w0));
+          y[size_t((pl * oh + i) * ow + j)] = windowSum(x, p, pl, h0, h1, w0, w1) / C((h1 - h0) * (w1 - w0));
         }
     writeValues(out, y);
   });

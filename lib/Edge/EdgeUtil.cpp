@@ -199,6 +199,17 @@ void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::
   ep.graph.tensorValues = std::move(kept);
 }
 
+const TensorMeta *firstTensorInputMeta(const Graph &graph, const Node &node) {
+  std::vector<std::string> names;
+  for (const auto &in : node.inputs) {
+    names.clear();
+    in.arg.collectTensorNames(names);
+    for (const auto &name : names)
+      if (const TensorMeta *meta = graph.tensorValues.find(name)) return meta;
+  }
+  return nullptr;
+}
+
 std::string userFrame(const Node &node) {
   const std::string *trace = node.metadata.find("stack_trace");
   if (!trace || trace->empty()) return "";

@@ -35,6 +35,8 @@ NamedArgument keyword(const std::string &name, Argument arg);
 
 /// Metadata of a tensor value; throws if the value has none.
 const TensorMeta &metaOf(const Graph &graph, const std::string &name);
+/// Metadata of the node's first tensor operand (lists included), or nullptr.
+const TensorMeta *firstTensorInputMeta(const Graph &graph, const Node &node);
 /// Adds a fresh tensor value named after `base` and returns its name.
 std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta meta);
 /// Fresh value names like Graph::freshName (base, base_1, ...), remembering the

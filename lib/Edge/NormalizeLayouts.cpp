@@ -27,22 +27,12 @@ bool setsMemoryFormat(const Node &node, const OpTarget &t) {
   return format && format->kind == ArgKind::MemoryFormat && format->intValue != kMemoryFormatPreserve;
 }
 
-const TensorMeta *firstTensorInput(const Graph &graph, const Node &node) {
-  for (const auto &in : node.inputs) {
-    std::vector<std::string> names;
-    in.arg.collectTensorNames(names);
-    for (const auto &name : names)
-      if (const TensorMeta *meta = graph.tensorValues.find(name)) return meta;
-  }
-  return nullptr;
-}
-
 void normalizeGraph(Graph &graph) {
   for (const Node &node : graph.nodes) {
     OpTarget t = targetOf(node);
     if (t.dialect != TargetDialect::Aten) continue; // getitem, sym ops, cond, delegates
     if (setsMemoryFormat(node, t)) continue;
-    const TensorMeta *first = firstTensorInput(graph, node);
+    const TensorMeta *first = firstTensorInputMeta(graph, node);
     std::vector<int64_t> inputOrder;
     if (first) inputOrder = first->dimOrder();
     std::vector<std::string> outs;

@@ -22,9 +22,10 @@
 namespace exir::edge {
 
 namespace {
-// The dtype a wrapped number takes next to a tensor of dtype `other`
-// (Undefined when the node has no tensor operand).
-ScalarType liftedType(const Argument &a, ScalarType other) {
+// The dtype a wrapped number takes next to the node's first tensor operand
+// (`operand` null when the node has none).
+ScalarType liftedType(const Argument &a, const TensorMeta *operand) {
+  ScalarType other = operand ? operand->dtype : ScalarType::Undefined;
   bool otherFloat = other != ScalarType::Undefined && isFloatingType(other);
   bool otherInt = other != ScalarType::Undefined && isIntegralType(other, /*includeBool=*/false);
   if (a.kind == ArgKind::Float) return otherFloat ? other : ScalarType::Float;
@@ -48,13 +49,6 @@ std::string scalarBytes(const Argument &a, ScalarType dtype) {
   case ScalarType::Bool: return bytesOf(uint8_t(i != 0));
   default: return {};
   }
-}
-
-ScalarType firstTensorType(const Graph &graph, const Node &node) {
-  for (const auto &in : node.inputs)
-    if (in.arg.kind == ArgKind::Tensor)
-      if (const TensorMeta *meta = graph.tensorValues.find(in.arg.name)) return meta->dtype;
-  return ScalarType::Undefined;
 }
 
 // Inside branches: add.Tensor(x, 2) -> add.Scalar(x, 2) where the table has it.
@@ -94,7 +88,7 @@ void scalarToTensor(Program &program) {
         ArgKind k = in.arg.kind;
         if (k != ArgKind::Float && k != ArgKind::Int && k != ArgKind::Bool) continue;
         if (!isPlainTensorParam(qname, in.name)) continue;
-        ScalarType dtype = liftedType(in.arg, firstTensorType(ep.graph, node));
+        ScalarType dtype = liftedType(in.arg, firstTensorInputMeta(ep.graph, node));
         std::string bytes = scalarBytes(in.arg, dtype);
         if (bytes.empty()) { // a dtype without a plain C++ type (f16, complex): float32 as before
           dtype = ScalarType::Float;

@@ -385,3 +385,29 @@ TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][
              Catch::StartsWith("/methods/forward/graph_module/graph/nodes/2/inputs/2/arg/as_graph/graph/nodes/0 "
                                "(sigmoid): dtype constraint violated: aten::sigmoid: self=Int, __ret_0=Int"));
 }
+
+TEST_CASE("normalize-layouts: outputs follow their first input or become contiguous", "[edge][layout]") {
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  b.input("c", F32, {1, 3, 2, 2});
+  // eager: x.permute(1, 0) + 1 keeps the view's strides [1, 3]; permute_copy is contiguous.
+  b.aten("permute_copy.default", {pos("self", T("x")), pos("dims", Argument::ints_({1, 0}))}, "p", F32, {3, 2});
+  b.aten("add.Scalar", {pos("self", T("p")), pos("other", Argument::real(1.0))}, "a", F32, {3, 2});
+  b.ep.graph.tensorValues.find("a")->strides = {SymInt::of(1), SymInt::of(3)};
+  // channels-last asked for explicitly, then an elementwise op on it: both stay channels-last.
+  Argument channelsLast;
+  channelsLast.kind = ArgKind::MemoryFormat;
+  channelsLast.intValue = kMemoryFormatChannelsLast;
+  b.aten("_to_copy.default", {pos("self", T("c")), kw("memory_format", channelsLast)}, "cl", F32, {1, 3, 2, 2});
+  b.aten("mul.Scalar", {pos("self", T("cl")), pos("other", Argument::real(2.0))}, "m", F32, {1, 3, 2, 2});
+  const std::vector<SymInt> nhwc = {SymInt::of(12), SymInt::of(1), SymInt::of(6), SymInt::of(3)};
+  b.ep.graph.tensorValues.find("cl")->strides = nhwc;
+  b.ep.graph.tensorValues.find("m")->strides = nhwc;
+  b.output("a").output("m");
+  Program p = programOf(b.ep);
+  edge::normalizeLayouts(p);
+  const Graph &g = graphOf(p);
+  CHECK(g.tensorValues.find("a")->dimOrder() == std::vector<int64_t>{0, 1});
+  CHECK(g.tensorValues.find("cl")->dimOrder() == std::vector<int64_t>{0, 2, 3, 1});
+  CHECK(g.tensorValues.find("m")->dimOrder() == std::vector<int64_t>{0, 2, 3, 1});
+}

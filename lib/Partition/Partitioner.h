@@ -6,7 +6,8 @@
 // Graph inputs that are constants may be tagged too; the delegate then owns
 // them and they leave the method's signature.
 //
-// Shipped partitioners (PartitionerRegistry::create takes these spellings):
+// Shipped partitioners (PartitionerRegistry::create, PartitionerRegistry.h,
+// takes these spellings):
 //   AddMulPartitionerDemo   upstream's demo: edge add.Tensor and mm.default,
 //                           fused as torch's CapabilityBasedPartitioner does
 //   FILE.yaml               a backend described by a spec file (SpecPartitioner.h)
@@ -19,7 +20,6 @@
 
 #include "IR/IR.h"
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,26 +58,5 @@ std::unique_ptr<Partitioner> makeAddMulPartitionerDemo();
 
 /// Explicit node groups: "nodes:a,b;c" -> tag0 = {a, b}, tag1 = {c}.
 std::unique_ptr<Partitioner> makeNodeListPartitioner(const std::string &groups, DelegationSpec spec);
-
-class PartitionerRegistry {
-public:
-  using Factory = std::function<std::unique_ptr<Partitioner>()>;
-  static PartitionerRegistry &builtin();
-
-  void add(std::string name, std::string summary, Factory factory);
-  /// A registered name, a spec file (FILE.yaml / FILE.yml or an existing
-  /// file), or "nodes:..." (then `fallbackBackend` names the backend).
-  /// Throws naming the registered partitioners when `spec` is none of these.
-  std::unique_ptr<Partitioner> create(const std::string &spec, const std::string &fallbackBackend = {}) const;
-  /// "name  summary" lines for --list-partitioners.
-  std::vector<std::pair<std::string, std::string>> list() const;
-
-private:
-  struct Entry {
-    std::string name, summary;
-    Factory factory;
-  };
-  std::vector<Entry> entries_;
-};
 
 } // namespace exir::partition

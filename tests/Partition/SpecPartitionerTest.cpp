@@ -5,7 +5,7 @@
 // the spec file's name and the right line.
 //
 //===----------------------------------------------------------------------===//
-#include "Partition/Partitioner.h"
+#include "Partition/PartitionerRegistry.h"
 #include "Partition/SpecPartitioner.h"
 #include "Support/Error.h"
 #include "../IR/GraphBuilder.h"

@@ -20,6 +20,7 @@ bool looksLikePte(const std::string &head) { return head.size() >= 8 && head.com
 std::unique_ptr<Executable> loadExecutable(const std::string &path) {
   if (path == "-") {
     auto bytes = std::make_shared<const std::string>(readFileOrStdin(path));
+    checkInputNotEmpty(*bytes, path);
     if (looksLikePte(*bytes)) return makePteExecutable(pte::readPte(bytes, path));
     // JSON on stdin: our artifact writes "format" first; anything else is read
     // as a bare torch.export ExportedProgram.

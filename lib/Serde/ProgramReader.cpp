@@ -289,6 +289,7 @@ std::string jsonBaseDirectory(const std::string &path) {
 // Refuses a zip piped through stdin: its weights need a file to point into.
 simdjson::padded_string loadJsonInput(const std::string &path) {
   simdjson::padded_string text = json::loadPadded(path);
+  checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
   if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
     throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
                 path);
@@ -296,6 +297,11 @@ simdjson::padded_string loadJsonInput(const std::string &path) {
 }
 
 } // namespace
+
+void checkInputNotEmpty(std::string_view bytes, const std::string &path) {
+  if (bytes.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    throw Error("input is empty (did the previous stage fail?)", path);
+}
 
 InputFormat detectInputFormat(const std::string &path) {
   if (looksLikeZip(path)) {
@@ -313,11 +319,22 @@ InputFormat detectInputFormat(const std::string &path) {
 }
 
 Program readProgram(const std::string &path) {
-  if (looksLikeZip(path)) return programFromArchive(path);
+  InputFormat format;
+  return readProgram(path, format);
+}
+
+Program readProgram(const std::string &path, InputFormat &format) {
+  if (looksLikeZip(path)) {
+    Program p = programFromArchive(path);
+    format = detectInputFormat(path);
+    return p;
+  }
   json::Document doc(loadJsonInput(path), path);
   json::Reader r(path);
   json::Object root = r.object(doc.root());
+  format = InputFormat::ArtifactJson;
   if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path));
+  format = InputFormat::ExportJson;
   if (!root.at_key("graph_module").error() || !root.at_key("schema_version").error()) {
     Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r), Stage::Aten);
     p.stage = guessStage(p.methods.begin()->second.program);

@@ -19,6 +19,7 @@
 #include "IR/IR.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,13 @@ InputFormat detectInputFormat(const std::string &path);
 
 /// Reads any supported input ("-" = stdin, JSON only). Throws exir::Error.
 Program readProgram(const std::string &path);
+/// Same, and says which kind of input it was.
+Program readProgram(const std::string &path, InputFormat &format);
+
+/// Throws "input is empty (did the previous stage fail?)" when `bytes` (the
+/// whole input read from `path`) is empty or only whitespace: what a pipe
+/// gets when the stage before it failed.
+void checkInputNotEmpty(std::string_view bytes, const std::string &path);
 
 /// Every ExportedProgram in an archive, named by their member / model:
 /// PT2: model names; legacy zip: "serialized_exported_program"; ETRecord:

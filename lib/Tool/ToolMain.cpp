@@ -5,6 +5,7 @@
 #include "Support/Error.h"
 
 #include <iostream>
+#include <set>
 #include <unistd.h>
 
 namespace exir {
@@ -28,8 +29,14 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
   try {
     body();
     return ExitOk;
+  } catch (const UsageError &e) {
+    std::cerr << toolName << ": error: " << e.what() << "\n"
+              << "Run with --help for more information.\n";
+    return ExitUsage;
   } catch (const Error &e) {
-    std::cerr << toolName << ": error: " << e.render() << "\n";
+    // Whatever threw it, standard input is named "<stdin>", never "-".
+    Error shown = e.file() == "-" ? Error(e.message(), displayPath(e.file()), e.location()) : e;
+    std::cerr << toolName << ": error: " << shown.render() << "\n";
     return ExitBadInput;
   } catch (const InternalError &e) {
     std::cerr << toolName << ": internal error: " << e.what() << "\n";
@@ -42,6 +49,8 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
     return ExitInternal;
   }
 }
+
+std::string displayPath(const std::string &path) { return path == "-" ? "<stdin>" : path; }
 
 static const char *toolForStage(Stage s) {
   switch (s) {
@@ -63,8 +72,30 @@ static const char *stageNoun(Stage s) {
   return "?";
 }
 
+namespace {
+/// Inputs read from a bare torch.export JSON, whose one method is "forward" in
+/// our IR but whose JSON has the graph at the top level.
+std::set<std::string> &bareExportInputs() {
+  static std::set<std::string> paths;
+  return paths;
+}
+
+/// "/methods/forward/graph_module/..." -> "/graph_module/...": a location in
+/// the bare torch.export JSON's own structure.
+void pointIntoBareExport(Error &e) {
+  const std::string prefix = "/methods/forward";
+  const std::string &loc = e.location();
+  if (loc.compare(0, prefix.size(), prefix) != 0) return;
+  if (loc.size() > prefix.size() && loc[prefix.size()] != '/' && loc[prefix.size()] != ' ') return;
+  std::string rest = loc.substr(prefix.size());
+  e = Error(e.message(), e.file(), rest.empty() || rest[0] == ' ' ? "/" + rest : rest);
+}
+} // namespace
+
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
-  Program program = readProgram(path);
+  InputFormat format;
+  Program program = readProgram(path, format);
+  if (format == InputFormat::ExportJson && program.methods.size() == 1) bareExportInputs().insert(path);
   for (Stage s : accepted)
     if (program.stage == s) {
       attributeErrorsTo(path, [&] { checkDataFiles(program); });
@@ -80,14 +111,15 @@ Program readProgramOfStage(const std::string &path, std::initializer_list<Stage>
   else
     hint = "; this stage was already run";
   throw Error(std::string("is ") + stageNoun(program.stage) + ", expected stage '" + want + "'" + hint,
-              path == "-" ? "<stdin>" : path);
+              displayPath(path));
 }
 
 void attributeErrorsTo(const std::string &path, const std::function<void()> &work) {
   try {
     work();
   } catch (Error &e) {
-    e.withFile(path == "-" ? "<stdin>" : path);
+    e.withFile(displayPath(path));
+    if (bareExportInputs().count(path)) pointIntoBareExport(e);
     throw;
   }
 }

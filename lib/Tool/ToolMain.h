@@ -13,13 +13,25 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 namespace exir {
 
+/// A command-line mistake found after parsing (a missing input, flags that do
+/// not combine, a malformed NAME=VALUE): reported like CLI11's own parse
+/// errors, "tool: error: message" and a --help hint, with exit code 2.
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// How messages name a path: "<stdin>" for "-", else the path itself.
+std::string displayPath(const std::string &path);
+
 /// Runs `body` and maps what it throws to a message on stderr and an exit code:
 /// exir::Error -> "tool: error: 'file': location: message", 1;
-/// CLI11 parse errors -> usage message, 2 (help/version -> 0);
+/// CLI11 parse errors and UsageError -> usage message, 2 (help/version -> 0);
 /// anything else -> "tool: internal error: ...", 3.
 int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
             const std::function<void()> &body);

@@ -9,8 +9,10 @@
 #include "Support/Error.h"
 #include "Tool/ToolMain.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 using namespace exir;
 
@@ -44,20 +46,47 @@ static std::vector<ConstantValue> parseConstantValues(const std::string &text) {
   return values;
 }
 
+/// --method NAME...: keeps the methods named, and the constants they use.
+static void keepMethods(Program &program, const std::vector<std::string> &names, const std::string &source) {
+  std::string all;
+  for (const auto &[name, m] : program.methods) all += (all.empty() ? "" : ", ") + name;
+  for (const auto &name : names)
+    if (!program.methods.contains(name))
+      throw Error("--method '" + name + "': the program has no such method (methods: " + all + ")",
+                  displayPath(source));
+  OrderedMap<Method> kept;
+  std::set<std::string> used;
+  for (const auto &[name, m] : program.methods) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+    for (const auto &spec : m.program.signature.inputSpecs) used.insert(spec.target);
+    kept.set(name, m);
+  }
+  program.methods = std::move(kept);
+  OrderedMap<ConstantTensor> constants;
+  for (const auto &[fqn, c] : program.constants)
+    if (used.count(fqn)) constants.set(fqn, c);
+  program.constants = std::move(constants);
+}
+
 int main(int argc, char **argv) {
   CLI::App app{"exir-edge: lower a torch.export program (ATen dialect) to the Edge dialect.\n\n"
                "Examples:\n"
                "  exir-edge model.pt2 -o model.edge.json\n"
-               "  exir-edge --method encode=enc.pt2 --method decode=dec.pt2 -o codec.edge.json\n"
+               "  exir-edge --add-method encode=enc.pt2 --add-method decode=dec.pt2 -o codec.edge.json\n"
+               "  exir-edge codec.pt2 --method encode -o encode.edge.json      # only the method 'encode'\n"
                "  exir-edge model.json --rewrite relu_to_sigmoid.yaml --print-after all\n"
                "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json"};
   std::string input, output = "-", weights;
-  std::vector<std::string> methods, constantMethods;
+  std::vector<std::string> methods, addMethods, constantMethods;
   edge::EdgeOptions options;
   bool listPasses = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
-  app.add_option("-o,--output", output, "output program JSON ('-' = stdout)");
-  app.add_option("--method", methods, "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
+  app.add_option("-o,--output", output, "output program JSON (default '-' = stdout)");
+  app.add_option("--method", methods,
+                 "NAME: work on method NAME only, as in every exir tool; here the output keeps only the methods "
+                 "named (repeatable). The older NAME=FILE form means --add-method NAME=FILE");
+  app.add_option("--add-method", addMethods,
+                 "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
   app.add_option("--constant-method", constantMethods,
                  "NAME=VALUE[,VALUE...]: a method that returns constants (int, float, true/false, or text)");
   app.add_option("--weights", weights,
@@ -83,46 +112,50 @@ int main(int argc, char **argv) {
       return;
     }
     options.passManager.verifyEach = !noVerify;
+    // The older spelling --method NAME=FILE adds a method; --method NAME selects one.
+    std::vector<std::string> selected;
+    for (const auto &m : methods) (m.find('=') != std::string::npos ? addMethods : selected).push_back(m);
     Program program;
-    if (methods.empty()) {
-      if (input.empty()) throw Error("no input given (a file, '-', or --method NAME=FILE)");
+    if (addMethods.empty()) {
+      if (input.empty()) throw UsageError("no input given (a file, '-', or --add-method NAME=FILE)");
       program = readProgramOfStage(input, {Stage::Aten});
     } else {
-      if (!input.empty()) throw Error("give either an input file or --method options, not both");
-      for (const auto &spec : methods) {
+      if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
+      for (const auto &spec : addMethods) {
         auto eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0) throw Error("--method expects NAME=FILE, got '" + spec + "'");
+        if (eq == 0 || eq + 1 == spec.size()) throw UsageError("--add-method expects NAME=FILE, got '" + spec + "'");
         std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
         Program part = readProgramOfStage(file, {Stage::Aten});
-        if (part.methods.size() != 1) throw Error("expected one method in the file", file);
-        if (program.methods.contains(name)) throw Error("method '" + name + "' given twice");
+        if (part.methods.size() != 1) throw Error("expected one method in the file", displayPath(file));
+        if (program.methods.contains(name)) throw UsageError("method '" + name + "' given twice");
         program.methods.set(name, part.methods.begin()->second);
         for (auto &[fqn, c] : part.constants) {
           const ConstantTensor *existing = program.constants.find(fqn);
           if (existing && !(existing->data == c.data))
-            throw Error("constant '" + fqn + "' differs between methods", file);
+            throw Error("constant '" + fqn + "' differs between methods", displayPath(file));
           program.constants.set(fqn, c);
         }
       }
     }
-    std::string source = methods.empty() ? input : methods.front().substr(methods.front().find('=') + 1);
+    std::string source = addMethods.empty() ? input : addMethods.front().substr(addMethods.front().find('=') + 1);
+    if (!selected.empty()) keepMethods(program, selected, source);
     if (!weights.empty()) {
       attachWeights(program, weights);
       checkDataFiles(program);
     }
     // Without weights the program passes edge and plan and fails only in exir-emit: say so now.
     if (auto missing = constantsWithoutData(program); !missing.empty())
-      std::cerr << "exir-edge: warning: '" << (source == "-" ? "<stdin>" : source) << "': " << missing.size()
+      std::cerr << "exir-edge: warning: '" << displayPath(source) << "': " << missing.size()
                 << " constant" << (missing.size() == 1 ? "" : "s") << " (e.g. '" << missing.front()
                 << "') have no data, so exir-emit will fail; a torch.export JSON carries no weights: pass its .pt2 "
                    "or --weights FILE.safetensors|FILE.pt2\n";
     for (const auto &spec : constantMethods) {
       auto eq = spec.find('=');
       if (eq == std::string::npos || eq == 0)
-        throw Error("--constant-method expects NAME=VALUE[,VALUE...], got '" + spec + "'");
+        throw UsageError("--constant-method expects NAME=VALUE[,VALUE...], got '" + spec + "'");
       std::string name = spec.substr(0, eq);
       if (program.methods.contains(name) || program.constantMethods.contains(name))
-        throw Error("--constant-method '" + name + "' clashes with another method of that name");
+        throw UsageError("--constant-method '" + name + "' clashes with another method of that name");
       program.constantMethods.set(name, parseConstantValues(spec.substr(eq + 1)));
     }
     attributeErrorsTo(source, [&] { edge::toEdge(program, options); });

@@ -9,6 +9,7 @@
 #include "Tool/ToolMain.h"
 
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -30,7 +31,9 @@ int main(int argc, char **argv) {
   bool dumpJson = false;
   std::string externalFilter, ptdPath;
   app.add_option("input", input, "planned program JSON ('-' = stdin)");
-  app.add_option("-o,--output", output, "output .pte file ('-' = stdout)");
+  app.add_option("-o,--output", output,
+                 "output .pte file (default '-' = stdout, which must not be a terminal; with --dump-json the .pte "
+                 "is written only when -o is given)");
   app.add_option("--segment-alignment", options.segmentAlignment, "alignment of segments in the file (power of two)");
   app.add_option("--constant-alignment", options.constantAlignment, "alignment of tensors in the constant segment (power of two)");
   app.add_option("--delegate-alignment", options.delegateAlignment, "alignment of inline delegate data (power of two)");
@@ -44,13 +47,20 @@ int main(int argc, char **argv) {
   app.add_option("--ptd", ptdPath, "the .ptd file of --external-constants (default: the output with .ptd for .pte)");
 
   return runTool("exir-emit", app, argc, argv, [&] {
-    if (output.empty() && !dumpJson) throw Error("no output given: use -o FILE.pte, -o - or --dump-json");
+    // Like every tool, the default output is stdout; a binary .pte is not sent to a terminal.
+    if (output.empty() && !dumpJson) output = "-";
+    if (output == "-" && dumpJson) throw UsageError("--dump-json prints to stdout: write the .pte with -o FILE.pte");
+    if (output == "-" && ::isatty(1))
+      throw UsageError("not writing a binary .pte to a terminal: use -o FILE.pte, redirect stdout, or --dump-json");
+    if (external->count() == 0 && !ptdPath.empty())
+      throw UsageError("--ptd is only meaningful with --external-constants");
+    if (external->count() > 0 && ptdPath.empty() && (output.empty() || output == "-"))
+      throw UsageError("--external-constants writing to stdout needs --ptd FILE");
     Program program = readProgramOfStage(input, {Stage::Planned});
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {
       if (externalFilter.empty()) externalFilter = "*";
       if (ptdPath.empty()) {
-        if (output.empty() || output == "-") throw Error("--external-constants writing to stdout needs --ptd FILE");
         ptdPath = (output.size() > 4 && output.compare(output.size() - 4, 4, ".pte") == 0
                        ? output.substr(0, output.size() - 4)
                        : output) +
@@ -58,8 +68,6 @@ int main(int argc, char **argv) {
       }
       externals.emplace();
       externals->matches = [&](const std::string &fqn) { return ::fnmatch(externalFilter.c_str(), fqn.c_str(), 0) == 0; };
-    } else if (!ptdPath.empty()) {
-      throw Error("--ptd is only meaningful with --external-constants");
     }
     pte::Program pte;
     attributeErrorsTo(input, [&] {

@@ -38,19 +38,19 @@ int main(int argc, char **argv) {
   int diffResult = 0;
   int rc = runTool("exir-inspect", app, argc, argv, [&] {
     if (diff) {
-      if (inputs.size() != 2) throw Error("--diff takes exactly two .pte files");
+      if (inputs.size() != 2) throw UsageError("--diff takes exactly two .pte files");
       pte::Program a = pte::readPteFile(inputs[0]); // no copy of the bytes
       pte::Program b = pte::readPteFile(inputs[1]);
       if (!pte::diffPte(a, b, std::cout)) diffResult = 1;
       return;
     }
-    if (inputs.size() != 1) throw Error("give one input file (or --diff A B)");
-    if (!ptdPath.empty() && (json || dot)) throw Error("--ptd checks a .pte; it does not combine with --json / --dot");
+    if (inputs.size() != 1) throw UsageError("give one input file (or --diff A B)");
+    if (!ptdPath.empty() && (json || dot)) throw UsageError("--ptd checks a .pte; it does not combine with --json / --dot");
     const std::string &path = inputs[0];
     if (path != "-") {
       std::string head = readFileRange(path, 0, std::min<uint64_t>(fileSize(path), 8));
       if (ptd::looksLikePtd(head)) {
-        if (json || dot) throw Error("a .ptd has only the text listing (no --json / --dot)");
+        if (json || dot) throw UsageError("a .ptd has only the text listing (no --json / --dot)");
         ptd::dumpPtdText(ptd::readPtd(path), std::cout);
         return;
       }

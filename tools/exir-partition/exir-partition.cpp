@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Partition/Lowering.h"
+#include "Partition/PartitionerRegistry.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
 #include "Tool/ToolMain.h"
@@ -32,7 +33,7 @@ int main(int argc, char **argv) {
   uint64_t inlineLimit = 4096;
   bool listBackends = false, listPartitioners = false, verbose = false;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
-  app.add_option("-o,--output", output, "output delegated program JSON ('-' = stdout)");
+  app.add_option("-o,--output", output, "output delegated program JSON (default '-' = stdout)");
   app.add_option("--whole-module", wholeModule, "flow 1: lower each method whole to backend ID");
   app.add_option("--partitioner", partitionerSpec,
                  "flow 3: AddMulPartitionerDemo, a spec file FILE.yaml, or nodes:NAME,NAME;NAME");
@@ -41,7 +42,9 @@ int main(int argc, char **argv) {
   app.add_option("--lowered", lowered,
                  "flow 2: NAME=FILE binds lowered module NAME, as the graph's delegate calls name it, to the "
                  "artifact FILE written by --whole-module (repeatable)");
-  app.add_option("--method", methods, "only partition or lower this method (repeatable; default all)");
+  app.add_option("--method", methods,
+                 "NAME: work on method NAME only, as in every exir tool; here the other methods pass through "
+                 "unchanged (repeatable; default all)");
   app.add_option("--blob-inline-limit", inlineLimit,
                  "blobs up to this many bytes stay inline in the JSON; larger ones go to OUTPUT.blobs");
   app.add_flag("--list-backends", listBackends, "list the registered backends and exit");
@@ -59,13 +62,13 @@ int main(int argc, char **argv) {
       return;
     }
     if (!wholeModule.empty() && !partitionerSpec.empty())
-      throw Error("give either --whole-module or --partitioner, not both");
+      throw UsageError("give either --whole-module or --partitioner, not both");
     if (wholeModule.empty() && partitionerSpec.empty() && lowered.empty())
-      throw Error("nothing to do: give --whole-module ID, --partitioner SPEC or --lowered NAME=FILE");
+      throw UsageError("nothing to do: give --whole-module ID, --partitioner SPEC or --lowered NAME=FILE");
     if (!backend.empty() && partitionerSpec.empty())
-      throw Error("--backend goes with --partitioner (with --whole-module the backend is its argument)");
+      throw UsageError("--backend goes with --partitioner (with --whole-module the backend is its argument)");
     if (!compileSpecs.empty() && wholeModule.empty() && partitionerSpec.empty())
-      throw Error("--compile-spec goes with --whole-module or --partitioner");
+      throw UsageError("--compile-spec goes with --whole-module or --partitioner");
 
     // Everything given on the command line is checked before the input is read.
     LoweringOptions options;
@@ -84,7 +87,7 @@ int main(int argc, char **argv) {
     for (const auto &binding : lowered) {
       auto eq = binding.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == binding.size())
-        throw Error("--lowered expects NAME=FILE, got '" + binding + "'");
+        throw UsageError("--lowered expects NAME=FILE, got '" + binding + "'");
       std::string file = binding.substr(eq + 1);
       modules.emplace_back(binding.substr(0, eq), readProgramOfStage(file, {Stage::Delegated}));
     }

@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
   bool report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false, verifyOnly = false;
   std::vector<std::string> memIds;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
-  app.add_option("-o,--output", output, "output planned program JSON ('-' = stdout)");
+  app.add_option("-o,--output", output, "output planned program JSON (default '-' = stdout)");
   app.add_option("--algo", options.algorithm, "naive, greedy (upstream-compatible), greedy-by-size, best-fit, local-search, best")
       ->check(CLI::IsMember(plan::algorithmNames()));
   app.add_option("--alignment", options.alignment, "byte alignment of every planned tensor (power of two)");
@@ -54,9 +54,9 @@ int main(int argc, char **argv) {
       auto eq = spec.find('=');
       std::string kind = spec.substr(0, eq);
       if (eq == std::string::npos || (kind != "inputs" && kind != "outputs" && kind != "activations" && kind != "buffers"))
-        throw Error("--mem-id expects KIND=ID with KIND one of inputs, outputs, activations, buffers; got '" + spec + "'");
+        throw UsageError("--mem-id expects KIND=ID with KIND one of inputs, outputs, activations, buffers; got '" + spec + "'");
       int id = std::atoi(spec.c_str() + eq + 1);
-      if (id < 1) throw Error("--mem-id arena ids start at 1, got '" + spec + "'");
+      if (id < 1) throw UsageError("--mem-id arena ids start at 1, got '" + spec + "'");
       options.memIds[kind] = uint32_t(id);
     }
     plan::checkAlignment(options.alignment);

@@ -27,7 +27,7 @@ namespace {
 /// Splits "K=REST" (K: a position or a name).
 std::pair<std::string, std::string> splitKey(const std::string &text, const char *flag) {
   auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) throw Error(std::string(flag) + " expects K=VALUE, got '" + text + "'");
+  if (eq == std::string::npos || eq == 0) throw UsageError(std::string(flag) + " expects K=VALUE, got '" + text + "'");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -162,7 +162,8 @@ int main(int argc, char **argv) {
   Tolerance tol;
   bool checkStages = false;
   app.add_option("input", input, "program JSON, .pt2 or .pte ('-' = stdin: JSON or .pte)")->required();
-  app.add_option("--method", setup.method, "method to run (default: forward, or the only one)");
+  app.add_option("--method", setup.method,
+                 "NAME: work on method NAME only, as in every exir tool: run it (default: forward, or the only one)");
   app.add_option("--input", setup.inputs, "K=FILE.npy|FILE.bin|LITERAL: input K (position or name)")->allow_extra_args(false);
   app.add_option("--sizes", setup.sizes, "K=d0,d1,...: the shape of input K (dynamic inputs: within the bound)")->allow_extra_args(false);
   app.add_option("--seed", setup.seed, "seed of the random inputs (default 0)");
@@ -176,6 +177,10 @@ int main(int argc, char **argv) {
                "run every stage file of a Makefile build next to FILE and report the first that diverges");
 
   return runTool("exir-run", app, argc, argv, [&] {
+    // K=VALUE mistakes are usage errors, found before any input is read.
+    for (const auto &s : setup.inputs) splitKey(s, "--input");
+    for (const auto &s : setup.sizes) splitKey(s, "--sizes");
+    for (const auto &s : expects) splitKey(s, "--expect");
     RunOptions options;
     if (checkStages) {
       std::vector<std::string> files = stageFiles(input);
@@ -213,7 +218,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<Executable> other = compareWith.empty() ? nullptr : loadExecutable(compareWith);
     std::vector<std::string> methods = methodsToRun(*exe, setup.method);
     if (methods.size() > 1 && !expects.empty())
-      throw Error("--expect needs --method: the program has several methods", input);
+      throw UsageError("--expect needs --method: '" + displayPath(input) + "' has several methods");
     size_t bad = 0;
     for (const auto &method : methods) {
       // Several methods: outputs are prefixed and saved as METHOD.outK.npy.

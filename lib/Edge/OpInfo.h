@@ -26,6 +26,12 @@ std::vector<std::string> argumentNames(const std::string &qualifiedName);
 /// Names of the arguments a call must pass: no default and not an out argument.
 std::vector<std::string> requiredArgumentNames(const std::string &qualifiedName);
 
+/// The IR validity checks (upstream's _check_ir_validity): the core-ATen op
+/// set and the edge.yaml dtype rules. On by default; a tool's --no-verify
+/// turns them off for the whole process. Structural checks always run.
+void setIrValidityChecks(bool on);
+bool irValidityChecks();
+
 /// Loaded dtype rules (the project's edge_ops/edge.yaml, or a user's file).
 class DtypeRules {
 public:

@@ -4,6 +4,7 @@
 // lowers it to the Edge dialect and writes the program JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
@@ -79,7 +80,7 @@ int main(int argc, char **argv) {
   std::string input, output = "-", weights;
   std::vector<std::string> methods, addMethods, constantMethods;
   edge::EdgeOptions options;
-  bool listPasses = false, noVerify = false;
+  bool listPasses = false, noVerifyEach = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON (default '-' = stdout)");
   app.add_option("--method", methods,
@@ -104,14 +105,21 @@ int main(int argc, char **argv) {
   app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
   app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");
   app.add_flag("--list-passes", listPasses, "list the built-in passes and exit");
-  app.add_flag("--no-verify-each", noVerify, "verify only at the end, not after every pass");
+  app.add_flag("--no-verify-each", noVerifyEach, "verify only at the end, not after every pass");
+  app.add_flag("--no-verify", noVerify,
+               "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
+               "_check_ir_validity=False; structural checks still run");
 
   return runTool("exir-edge", app, argc, argv, [&] {
     if (listPasses) {
       for (const auto &p : edge::edgePassRegistry()) std::cout << p.name << "  " << p.summary << "\n";
       return;
     }
-    options.passManager.verifyEach = !noVerify;
+    options.passManager.verifyEach = !noVerifyEach;
+    if (noVerify) {
+      edge::setIrValidityChecks(false);
+      std::cerr << "exir-edge: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
+    }
     // The older spelling --method NAME=FILE adds a method; --method NAME selects one.
     std::vector<std::string> selected;
     for (const auto &m : methods) (m.find('=') != std::string::npos ? addMethods : selected).push_back(m);

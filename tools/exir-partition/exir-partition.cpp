@@ -6,6 +6,7 @@
 // or what a partitioner tags (--partitioner). Writes a delegated program.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/OpInfo.h"
 #include "Partition/Lowering.h"
 #include "Partition/PartitionerRegistry.h"
 #include "Serde/ProgramReader.h"
@@ -31,7 +32,7 @@ int main(int argc, char **argv) {
   std::string input = "-", output = "-", wholeModule, partitionerSpec, backend;
   std::vector<std::string> compileSpecs, lowered, methods;
   uint64_t inlineLimit = 4096;
-  bool listBackends = false, listPartitioners = false, verbose = false;
+  bool noVerify = false, listBackends = false, listPartitioners = false, verbose = false;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output delegated program JSON (default '-' = stdout)");
   app.add_option("--whole-module", wholeModule, "flow 1: lower each method whole to backend ID");
@@ -49,6 +50,9 @@ int main(int argc, char **argv) {
                  "blobs up to this many bytes stay inline in the JSON; larger ones go to OUTPUT.blobs");
   app.add_flag("--list-backends", listBackends, "list the registered backends and exit");
   app.add_flag("--list-partitioners", listPartitioners, "list the partitioners and exit");
+  app.add_flag("--no-verify", noVerify,
+               "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
+               "_check_ir_validity=False; structural checks still run");
   app.add_flag("-v,--verbose", verbose, "print each delegate created on stderr");
 
   return runTool("exir-partition", app, argc, argv, [&] {
@@ -71,6 +75,10 @@ int main(int argc, char **argv) {
       throw UsageError("--compile-spec goes with --whole-module or --partitioner");
 
     // Everything given on the command line is checked before the input is read.
+    if (noVerify) {
+      edge::setIrValidityChecks(false);
+      std::cerr << "exir-partition: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
+    }
     LoweringOptions options;
     options.methods = methods;
     std::vector<CompileSpec> specs;

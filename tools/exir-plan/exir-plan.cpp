@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
                "  exir-plan - --alignment 64 --no-alloc-inputs < model.edge.json > model.plan.json"};
   std::string input = "-", output = "-", svgPath, tracePath;
   plan::PlanningOptions options;
-  bool report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false, verifyOnly = false;
+  bool noVerify = false, report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false, verifyOnly = false;
   std::vector<std::string> memIds;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output planned program JSON (default '-' = stdout)");
@@ -43,11 +43,18 @@ int main(int argc, char **argv) {
   app.add_flag("--keep-view-copies", keepViews, "do not turn static view_copy ops into free memory.view aliases");
   app.add_option("--mem-id", memIds, "KIND=ID: place inputs|outputs|activations|buffers in arena ID (>= 1)");
   app.add_flag("--verify-only", verifyOnly, "check the memory plan of a planned program and exit (0 if it is sound)");
+  app.add_flag("--no-verify", noVerify,
+               "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
+               "_check_ir_validity=False; structural checks still run");
   app.add_flag("--report", report, "print the plan report (bytes, lower bound, ratio, biggest tensors) to stderr");
   app.add_option("--report-svg", svgPath, "draw the plan as SVG (time x address, one box per tensor)");
   app.add_option("--trace", tracePath, "write the plan in Chrome trace format (open in chrome://tracing or Perfetto)");
 
   return runTool("exir-plan", app, argc, argv, [&] {
+    if (noVerify) {
+      edge::setIrValidityChecks(false);
+      std::cerr << "exir-plan: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
+    }
     options.allocGraphInputs = !noAllocInputs;
     options.allocGraphOutputs = !noAllocOutputs;
     for (const auto &spec : memIds) {

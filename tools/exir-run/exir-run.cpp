@@ -6,6 +6,7 @@
 // turn it into a check that every stage computes what the model computed.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/OpInfo.h"
 #include "Run/Compare.h"
 #include "Run/Inputs.h"
 #include "Run/Interpreter.h"
@@ -160,7 +161,7 @@ int main(int argc, char **argv) {
   RunSetup setup;
   std::vector<std::string> expects;
   Tolerance tol;
-  bool checkStages = false;
+  bool checkStages = false, noVerify = false;
   app.add_option("input", input, "program JSON, .pt2 or .pte ('-' = stdin: JSON or .pte)")->required();
   app.add_option("--method", setup.method,
                  "NAME: work on method NAME only, as in every exir tool: run it (default: forward, or the only one)");
@@ -173,6 +174,9 @@ int main(int argc, char **argv) {
   app.add_option("--rtol", tol.rtol, "relative tolerance (default 1e-5)");
   app.add_flag("--atol-scaled", tol.scaleAtol, "multiply --atol by max(1, max |expected|)");
   app.add_option("--compare", compareWith, "run OTHER on the same inputs and compare the outputs");
+  app.add_flag("--no-verify", noVerify,
+               "an ATen input is lowered without the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
+               "_check_ir_validity=False; structural checks still run");
   app.add_flag("--check-stages", checkStages,
                "run every stage file of a Makefile build next to FILE and report the first that diverges");
 
@@ -181,6 +185,10 @@ int main(int argc, char **argv) {
     for (const auto &s : setup.inputs) splitKey(s, "--input");
     for (const auto &s : setup.sizes) splitKey(s, "--sizes");
     for (const auto &s : expects) splitKey(s, "--expect");
+    if (noVerify) {
+      edge::setIrValidityChecks(false);
+      std::cerr << "exir-run: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
+    }
     RunOptions options;
     if (checkStages) {
       std::vector<std::string> files = stageFiles(input);

@@ -843,6 +843,20 @@ void DecompositionRules::prepend(const DecompositionRules &other) {
 
 size_t DecompositionRules::size() const { return rules_.size(); }
 
+std::vector<std::string> DecompositionRules::describe(const std::string &qualifiedName) const {
+  std::vector<std::string> lines;
+  std::string key = OperatorTable::normalizeName(qualifiedName);
+  for (const auto &r : rules_) {
+    if (r->match != key) continue;
+    std::string calls;
+    for (const auto &step : r->steps)
+      if (calls.find(step.op) == std::string::npos) calls += (calls.empty() ? "" : ", ") + step.op;
+    lines.push_back(r->where + ": " + (r->when.empty() ? "" : "when " + r->when + " ") + "-> " +
+                    (calls.empty() ? "its arguments (no call)" : calls));
+  }
+  return lines;
+}
+
 std::vector<std::string> DecompositionRules::matchedOps() const {
   std::vector<std::string> ops;
   for (const auto &r : rules_) ops.push_back(r->match);

@@ -37,6 +37,9 @@ public:
   size_t size() const;
   /// Qualified names of the ops the rules decompose ("aten::layer_norm").
   std::vector<std::string> matchedOps() const;
+  /// One line per rule that decomposes `qualifiedName` (normalized as the
+  /// operator table does): "FILE:LINE: when COND -> aten::a, aten::b".
+  std::vector<std::string> describe(const std::string &qualifiedName) const;
 
   /// Decomposes every node a rule matches, repeatedly until only ops without a
   /// matching rule are left; ops named in `keep` (qualified names, as

@@ -4,7 +4,9 @@
 // lowers it to the Edge dialect and writes the program JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/DescribeOp.h"
 #include "Edge/OpInfo.h"
+#include "Ops/EdgeYaml.h"
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
@@ -76,10 +78,12 @@ int main(int argc, char **argv) {
                "  exir-edge --add-method encode=enc.pt2 --add-method decode=dec.pt2 -o codec.edge.json\n"
                "  exir-edge codec.pt2 --method encode -o encode.edge.json      # only the method 'encode'\n"
                "  exir-edge model.json --rewrite relu_to_sigmoid.yaml --print-after all\n"
-               "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json"};
+               "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json\n"
+               "  exir-edge --describe-op aten::sigmoid                          # schema, core, out variant, dtypes"};
   std::string input, output = "-", weights;
   std::vector<std::string> methods, addMethods, constantMethods;
   edge::EdgeOptions options;
+  std::vector<std::string> describeOps;
   bool listPasses = false, noVerifyEach = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON (default '-' = stdout)");
@@ -105,6 +109,9 @@ int main(int argc, char **argv) {
   app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
   app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");
   app.add_flag("--list-passes", listPasses, "list the built-in passes and exit");
+  app.add_option("--describe-op", describeOps,
+                 "OP: print what the tools know about OP (aten::sigmoid, aten::add.Tensor, sigmoid): schema, core ATen "
+                 "or not, out variant, decomposition, the dtype rows --edge-yaml / edge.yaml allow; then exit");
   app.add_flag("--no-verify-each", noVerifyEach, "verify only at the end, not after every pass");
   app.add_flag("--no-verify", noVerify,
                "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
@@ -113,6 +120,22 @@ int main(int argc, char **argv) {
   return runTool("exir-edge", app, argc, argv, [&] {
     if (listPasses) {
       for (const auto &p : edge::edgePassRegistry()) std::cout << p.name << "  " << p.summary << "\n";
+      return;
+    }
+    if (!describeOps.empty()) {
+      EdgeDtypeRules user;
+      std::vector<const EdgeDtypeRules *> layers;
+      if (!options.edgeYamlPath.empty()) {
+        user = EdgeDtypeRules::loadFile(options.edgeYamlPath);
+        layers.push_back(&user);
+      }
+      if (!options.edgeYamlReplace) layers.push_back(&EdgeDtypeRules::builtin());
+      edge::DecompositionRules decompositions;
+      decompositions.prepend(edge::DecompositionRules::builtin());
+      for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
+        decompositions.prepend(edge::DecompositionRules::loadFile(*it));
+      for (size_t i = 0; i < describeOps.size(); ++i)
+        std::cout << (i ? "\n" : "") << edge::describeOp(describeOps[i], layers, decompositions);
       return;
     }
     options.passManager.verifyEach = !noVerifyEach;

@@ -1,6 +1,7 @@
 //===- Edge/OpInfo.cpp - What the edge passes ask the operator table ------===//
 #include "Edge/OpInfo.h"
 #include "Ops/EdgeYaml.h"
+#include "Ops/OpLibrary.h"
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 
@@ -58,15 +59,23 @@ DtypeRules::~DtypeRules() = default;
 DtypeRules::DtypeRules(DtypeRules &&) noexcept = default;
 DtypeRules &DtypeRules::operator=(DtypeRules &&) noexcept = default;
 
+/// The built-in edge.yaml with the registered op libraries' rules over it.
+static EdgeDtypeRules builtinWithLibraries() {
+  EdgeDtypeRules rules = EdgeDtypeRules::builtin();
+  for (const EdgeDtypeRules *lib : opLibraryDtypeRules()) rules = rules.overlaidWith(*lib);
+  return rules;
+}
+
 DtypeRules DtypeRules::load(const std::string &path) {
   DtypeRules r;
-  r.impl_ = std::make_unique<Impl>(Impl{path.empty() ? EdgeDtypeRules::builtin() : EdgeDtypeRules::loadFile(path)});
+  r.impl_ = std::make_unique<Impl>(Impl{path.empty() ? builtinWithLibraries() : EdgeDtypeRules::loadFile(path)});
   return r;
 }
 
 DtypeRules DtypeRules::forProgram(const Program &program) {
   DtypeRules r;
-  const auto &builtin = EdgeDtypeRules::builtin();
+  registerOpLibraries(program); // a user's edge.yaml may constrain the libraries' ops
+  const EdgeDtypeRules builtin = builtinWithLibraries();
   if (!program.edgeRules) {
     r.impl_ = std::make_unique<Impl>(Impl{builtin});
     return r;

@@ -338,7 +338,8 @@ bool Delegate::operator==(const Delegate &o) const {
 
 bool Program::operator==(const Program &o) const {
   return stage == o.stage && methods == o.methods && constants == o.constants &&
-         delegates == o.delegates && constantMethods == o.constantMethods && edgeRules == o.edgeRules;
+         delegates == o.delegates && constantMethods == o.constantMethods && edgeRules == o.edgeRules &&
+         opLibraries == o.opLibraries;
 }
 
 const char *stageName(Stage s) {

@@ -427,6 +427,15 @@ struct EdgeRulesRecord {
   bool operator==(const EdgeRulesRecord &o) const = default;
 };
 
+/// An op library (--op-library FILE.yaml: custom operators' schemas, out
+/// variants and dtype rules) a program uses; later stages read it from here.
+struct OpLibraryRecord {
+  std::string source; // the file as the user named it
+  std::string sha256; // of `text`
+  std::string text;   // the file's contents
+  bool operator==(const OpLibraryRecord &o) const = default;
+};
+
 /// The stage artifact: several methods, one constant table, delegates.
 struct Program {
   Stage stage = Stage::Aten;
@@ -438,6 +447,8 @@ struct Program {
   OrderedMap<std::vector<ConstantValue>> constantMethods;
   /// The user's edge.yaml (exir-edge --edge-yaml); nullopt = the built-in rules.
   std::optional<EdgeRulesRecord> edgeRules;
+  /// The op libraries the program's custom operators come from, in load order.
+  std::vector<OpLibraryRecord> opLibraries;
   /// Directory that relative DataRef files are resolved against (not serialized).
   std::string baseDirectory = ".";
   bool operator==(const Program &o) const;

@@ -84,6 +84,16 @@ EdgeDtypeRules EdgeDtypeRules::loadFile(const std::string &path, const OperatorT
 
 EdgeDtypeRules EdgeDtypeRules::parse(std::string_view text, const std::string &sourceName,
                                      const OperatorTable &table) {
+  return parse(text, sourceName, table, false);
+}
+
+EdgeDtypeRules EdgeDtypeRules::parseOpLibrary(std::string_view text, const std::string &sourceName,
+                                              const OperatorTable &table) {
+  return parse(text, sourceName, table, true);
+}
+
+EdgeDtypeRules EdgeDtypeRules::parse(std::string_view text, const std::string &sourceName, const OperatorTable &table,
+                                     bool opLibrary) {
   EdgeDtypeRules rules;
   rules.sourceName_ = sourceName;
   YAML::Node root;
@@ -103,11 +113,17 @@ EdgeDtypeRules EdgeDtypeRules::parse(std::string_view text, const std::string &s
     for (const auto &kv : entry) {
       std::string key = kv.first.Scalar();
       if (key != "func" && key != "namespace" && key != "inherits" && key != "type_alias" &&
-          key != "type_constraint")
+          key != "type_constraint" && !(opLibrary && (key == "out" || key == "core")))
         throw Error("unknown key '" + key + "' in entry", sourceName, lineOf(kv.first));
     }
     if (!entry["func"]) throw Error("entry has no 'func'", sourceName, where);
     op.func = scalarString(entry["func"], "'func'", sourceName);
+    if (opLibrary) {
+      // "ns::name.overload(args) -> rets": the rule is keyed by the name.
+      op.func = op.func.substr(0, op.func.find('('));
+      while (!op.func.empty() && op.func.back() == ' ') op.func.pop_back();
+      if (!entry["type_alias"] && !entry["type_constraint"]) continue;
+    }
     op.inherits = entry["inherits"] ? scalarString(entry["inherits"], "'inherits'", sourceName)
                                     : op.func;
     op.schema = table.lookup(op.inherits);

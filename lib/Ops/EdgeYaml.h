@@ -60,6 +60,11 @@ public:
   /// Same, from text already in memory; `sourceName` is used in errors.
   static EdgeDtypeRules parse(std::string_view text, const std::string &sourceName,
                               const OperatorTable &table = OperatorTable::builtin());
+  /// The dtype rules of an op library (edge_ops/OP_LIBRARY.md): entries whose
+  /// `func` is a whole schema and that may also carry `out` and `core`; an
+  /// entry without `type_alias` / `type_constraint` has no dtype rule.
+  static EdgeDtypeRules parseOpLibrary(std::string_view text, const std::string &sourceName,
+                                       const OperatorTable &table = OperatorTable::builtin());
   /// The project's own edge_ops/edge.yaml, compiled in.
   static const EdgeDtypeRules &builtin();
 
@@ -102,6 +107,8 @@ public:
   static std::string describeRows(const EdgeOpConstraint &constraint, size_t maxRows = 16);
 
 private:
+  static EdgeDtypeRules parse(std::string_view text, const std::string &sourceName, const OperatorTable &table,
+                              bool opLibrary);
   std::vector<EdgeOpConstraint> ops_;
   std::unordered_map<std::string, size_t> byName_;
   std::string sourceName_;

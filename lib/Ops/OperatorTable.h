@@ -40,6 +40,14 @@ public:
   /// The table compiled into the tools (lib/Ops/operators.txt).
   static const OperatorTable &builtin();
 
+  /// Adds operators to the builtin table (an op library, Ops/OpLibrary.h):
+  /// `ops[i]` was read from line `ops[i].line` of `sourceName`; `outOf` pairs
+  /// an entry's index in `ops` with the overload of its explicit out variant.
+  /// Out variants are otherwise linked by signature, as in the builtin table.
+  /// Throws (naming the line) for an operator the table already holds.
+  static void extendBuiltin(std::vector<OperatorInfo> ops, const std::vector<std::pair<size_t, std::string>> &outOf,
+                            const std::string &sourceName);
+
   /// Parses a table in the operators.txt format. Errors name `sourceName`
   /// and "line N" (and the column inside a schema).
   static OperatorTable parse(std::string_view text, const std::string &sourceName);

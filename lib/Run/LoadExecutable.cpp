@@ -3,6 +3,7 @@
 #include "Run/Interpreter.h"
 #include "Serde/ExportJson.h"
 #include "Serde/ProgramJson.h"
+#include "Ops/OpLibrary.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
@@ -34,6 +35,7 @@ std::unique_ptr<Executable> loadExecutable(const std::string &path) {
       program.stage = guessStage(program.methods.begin()->second.program);
       program.baseDirectory = cwd;
     }
+    registerOpLibraries(program);
     return makeGraphExecutable(std::move(program));
   }
   std::ifstream in(path, std::ios::binary);
@@ -44,6 +46,7 @@ std::unique_ptr<Executable> loadExecutable(const std::string &path) {
   if (looksLikePte(head)) return makePteExecutable(pte::readPteFile(path));
   Program program = readProgram(path);
   try {
+    registerOpLibraries(program);
     return makeGraphExecutable(std::move(program));
   } catch (Error &e) {
     e.withFile(path);

@@ -76,6 +76,7 @@ private:
   ConstantValue constantValue(Element e);
   MemoryPlan memoryPlan(Element e);
   EdgeRulesRecord edgeRules(Element e);
+  OpLibraryRecord opLibrary(Element e);
 
   Reader &r_;
   fs::path base_;
@@ -205,6 +206,22 @@ Delegate ArtifactReader::delegate(Element e) {
   return d;
 }
 
+OpLibraryRecord ArtifactReader::opLibrary(Element e) {
+  json::Object o = r_.object(e);
+  OpLibraryRecord rec;
+  for (const char *name : {"source", "sha256", "text"}) {
+    Element v = requireField(r_, o, name, "op library");
+    KeyScope scope(r_, name);
+    std::string text(r_.string(v));
+    (name[1] == 'o' ? rec.source : name[1] == 'h' ? rec.sha256 : rec.text) = std::move(text);
+  }
+  if (sha256Hex(rec.text) != rec.sha256) {
+    KeyScope scope(r_, "sha256");
+    r_.fail("the recorded op library text does not match its sha256 (the artifact was edited?)");
+  }
+  return rec;
+}
+
 EdgeRulesRecord ArtifactReader::edgeRules(Element e) {
   json::Object o = r_.object(e);
   EdgeRulesRecord rec;
@@ -321,6 +338,12 @@ Program ArtifactReader::program(Element e) {
       });
     } else if (k == "edge_yaml") {
       if (!r_.isNull(v)) p.edgeRules = edgeRules(v);
+    } else if (k == "op_libraries") {
+      int64_t index = 0;
+      for (Element item : r_.array(v)) {
+        IndexScope indexScope(r_, index++);
+        p.opLibraries.push_back(opLibrary(item));
+      }
     } else if (k == "memory_plans") {
       forEachField(r_, r_.object(v), [&](std::string_view method, Element plan) {
         Method *m = p.methods.find(std::string(method));
@@ -491,6 +514,19 @@ void ArtifactWriter::write() {
     w_.fieldBool("replace", p_.edgeRules->replace);
     w_.field("text", p_.edgeRules->text);
     w_.endObject();
+  }
+
+  if (!p_.opLibraries.empty()) {
+    w_.key("op_libraries");
+    w_.beginArray();
+    for (const auto &lib : p_.opLibraries) {
+      w_.beginObject();
+      w_.field("source", lib.source);
+      w_.field("sha256", lib.sha256);
+      w_.field("text", lib.text);
+      w_.endObject();
+    }
+    w_.endArray();
   }
 
   w_.key("memory_plans");

@@ -1,5 +1,6 @@
 //===- Tool/ToolMain.cpp - What every exir-* tool shares ------------------===//
 #include "Tool/ToolMain.h"
+#include "Ops/OpLibrary.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Allocator.h"
 #include "Support/Error.h"
@@ -96,6 +97,7 @@ Program readProgramOfStage(const std::string &path, std::initializer_list<Stage>
   InputFormat format;
   Program program = readProgram(path, format);
   if (format == InputFormat::ExportJson && program.methods.size() == 1) bareExportInputs().insert(path);
+  attributeErrorsTo(path, [&] { registerOpLibraries(program); });
   for (Stage s : accepted)
     if (program.stage == s) {
       attributeErrorsTo(path, [&] { checkDataFiles(program); });
@@ -112,6 +114,16 @@ Program readProgramOfStage(const std::string &path, std::initializer_list<Stage>
     hint = "; this stage was already run";
   throw Error(std::string("is ") + stageNoun(program.stage) + ", expected stage '" + want + "'" + hint,
               displayPath(path));
+}
+
+void addOpLibraryOption(CLI::App &app, std::vector<std::string> &paths) {
+  app.add_option("--op-library", paths,
+                 "FILE.yaml: custom operators (schemas, out variants, dtype rules; see edge_ops/OP_LIBRARY.md), "
+                 "recorded in the output so later tools need no flag (repeatable)");
+}
+
+void addOpLibraries(Program &program, const std::vector<std::string> &paths) {
+  for (const auto &path : paths) addOpLibrary(program, path);
 }
 
 void attributeErrorsTo(const std::string &path, const std::function<void()> &work) {

@@ -40,6 +40,13 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
 /// does not, the error says which tool to run first.
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted);
 
+/// --op-library FILE.yaml (repeatable), the same in every tool.
+void addOpLibraryOption(CLI::App &app, std::vector<std::string> &paths);
+
+/// Registers the op libraries `paths` names and records them in `program`
+/// (the libraries a program already records are registered when it is read).
+void addOpLibraries(Program &program, const std::vector<std::string> &paths);
+
 /// Runs `work`; an exir::Error it throws without a file gets `path` as its file
 /// (verifiers and passes do not know which file the program came from).
 void attributeErrorsTo(const std::string &path, const std::function<void()> &work);

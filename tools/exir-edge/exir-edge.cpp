@@ -7,6 +7,7 @@
 #include "Edge/DescribeOp.h"
 #include "Edge/OpInfo.h"
 #include "Ops/EdgeYaml.h"
+#include "Ops/OpLibrary.h"
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
@@ -49,6 +50,13 @@ static std::vector<ConstantValue> parseConstantValues(const std::string &text) {
   return values;
 }
 
+/// Records `lib` once (methods read from several files may share one).
+static void addOpLibraryRecord(Program &program, const OpLibraryRecord &lib) {
+  for (const auto &existing : program.opLibraries)
+    if (existing.sha256 == lib.sha256) return;
+  program.opLibraries.push_back(lib);
+}
+
 /// --method NAME...: keeps the methods named, and the constants they use.
 static void keepMethods(Program &program, const std::vector<std::string> &names, const std::string &source) {
   std::string all;
@@ -83,7 +91,7 @@ int main(int argc, char **argv) {
   std::string input, output = "-", weights;
   std::vector<std::string> methods, addMethods, constantMethods;
   edge::EdgeOptions options;
-  std::vector<std::string> describeOps;
+  std::vector<std::string> describeOps, opLibraries;
   bool listPasses = false, noVerifyEach = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON (default '-' = stdout)");
@@ -99,10 +107,14 @@ int main(int argc, char **argv) {
   app.add_option("--edge-yaml", options.edgeYamlPath,
                  "dtype rules in edge.yaml format for the ops the file lists (the project's edge_ops/edge.yaml covers "
                  "the rest); recorded in the output, so every later tool checks with them");
+  addOpLibraryOption(app, opLibraries);
   app.add_flag("--edge-yaml-replace", options.edgeYamlReplace, "--edge-yaml's rules alone: ops the file does not list go unchecked");
   app.add_option("--allow-non-core", options.allowNonCore, "keep this non-core op (e.g. aten::foo.default) instead of failing");
-  app.add_option("--pass", options.extraPasses, "run a built-in pass after to_edge (see --list-passes)");
-  app.add_option("--rewrite", options.rewriteRules, "apply op-replacement rules from a YAML file");
+  app.add_option("--pass", options.extraPasses,
+                 "run a built-in pass after to_edge (see --list-passes); also on an Edge artifact");
+  app.add_option("--rewrite", options.rewriteRules,
+                 "apply rewrite rules from a YAML file (lib/Edge/REWRITE_RULES.md) after to_edge; on an Edge "
+                 "artifact, only the rules (and --pass) run");
   app.add_option("--decompositions", options.decompositionFiles,
                  "extra decomposition rules (YAML, see lib/Edge/DECOMPOSITIONS.md), tried before the builtin ones");
   app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
@@ -123,13 +135,19 @@ int main(int argc, char **argv) {
       return;
     }
     if (!describeOps.empty()) {
+      Program none;
+      addOpLibraries(none, opLibraries);
       EdgeDtypeRules user;
       std::vector<const EdgeDtypeRules *> layers;
       if (!options.edgeYamlPath.empty()) {
         user = EdgeDtypeRules::loadFile(options.edgeYamlPath);
         layers.push_back(&user);
       }
-      if (!options.edgeYamlReplace) layers.push_back(&EdgeDtypeRules::builtin());
+      if (!options.edgeYamlReplace) {
+        std::vector<const EdgeDtypeRules *> libraries = opLibraryDtypeRules();
+        layers.insert(layers.end(), libraries.rbegin(), libraries.rend()); // the last loaded wins
+        layers.push_back(&EdgeDtypeRules::builtin());
+      }
       edge::DecompositionRules decompositions;
       decompositions.prepend(edge::DecompositionRules::builtin());
       for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
@@ -160,6 +178,7 @@ int main(int argc, char **argv) {
         if (part.methods.size() != 1) throw Error("expected one method in the file", displayPath(file));
         if (program.methods.contains(name)) throw UsageError("method '" + name + "' given twice");
         program.methods.set(name, part.methods.begin()->second);
+        for (const auto &lib : part.opLibraries) addOpLibraryRecord(program, lib);
         for (auto &[fqn, c] : part.constants) {
           const ConstantTensor *existing = program.constants.find(fqn);
           if (existing && !(existing->data == c.data))
@@ -170,6 +189,7 @@ int main(int argc, char **argv) {
     }
     std::string source = addMethods.empty() ? input : addMethods.front().substr(addMethods.front().find('=') + 1);
     if (!selected.empty()) keepMethods(program, selected, source);
+    addOpLibraries(program, opLibraries);
     if (!weights.empty()) {
       attachWeights(program, weights);
       checkDataFiles(program);

@@ -38,7 +38,12 @@ int main(int argc, char **argv) {
   app.add_option("--constant-alignment", options.constantAlignment, "alignment of tensors in the constant segment (power of two)");
   app.add_option("--delegate-alignment", options.delegateAlignment, "alignment of inline delegate data (power of two)");
   app.add_flag("--inline-delegates", options.inlineDelegates, "keep delegate blobs inside the flatbuffer");
+  app.add_flag("--emit-stacktraces", emitOptions.emitStacktraces,
+               "fill each chain's stacktrace (one frame list per instruction) from the nodes' stack_trace, as "
+               "upstream's emit_stacktrace=True");
   app.add_flag("--dump-json", dumpJson, "print the emitted program as JSON (flatc field names) to stdout");
+  std::vector<std::string> opLibraries;
+  addOpLibraryOption(app, opLibraries);
   CLI::Option *external =
       app.add_option("--external-constants", externalFilter,
                      "write constants whose FQN matches the glob (default: all) to a FlatTensor .ptd and mark them "
@@ -57,6 +62,7 @@ int main(int argc, char **argv) {
     if (external->count() > 0 && ptdPath.empty() && (output.empty() || output == "-"))
       throw UsageError("--external-constants writing to stdout needs --ptd FILE");
     Program program = readProgramOfStage(input, {Stage::Planned});
+    addOpLibraries(program, opLibraries);
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {
       if (externalFilter.empty()) externalFilter = "*";

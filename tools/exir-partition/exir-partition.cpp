@@ -53,6 +53,8 @@ int main(int argc, char **argv) {
   app.add_flag("--no-verify", noVerify,
                "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
                "_check_ir_validity=False; structural checks still run");
+  std::vector<std::string> opLibraries;
+  addOpLibraryOption(app, opLibraries);
   app.add_flag("-v,--verbose", verbose, "print each delegate created on stderr");
 
   return runTool("exir-partition", app, argc, argv, [&] {
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
     }
 
     Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    addOpLibraries(program, opLibraries);
     LoweringReport report;
     attributeErrorsTo(input, [&] {
       for (const auto &[name, module] : modules) composeLoweredModule(program, name, module, report);

@@ -46,6 +46,8 @@ int main(int argc, char **argv) {
   app.add_flag("--no-verify", noVerify,
                "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
                "_check_ir_validity=False; structural checks still run");
+  std::vector<std::string> opLibraries;
+  addOpLibraryOption(app, opLibraries);
   app.add_flag("--report", report, "print the plan report (bytes, lower bound, ratio, biggest tensors) to stderr");
   app.add_option("--report-svg", svgPath, "draw the plan as SVG (time x address, one box per tensor)");
   app.add_option("--trace", tracePath, "write the plan in Chrome trace format (open in chrome://tracing or Perfetto)");
@@ -77,6 +79,7 @@ int main(int argc, char **argv) {
       return;
     }
     Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
       // The dtype rules the program was lowered with (a user's edge.yaml) still hold.

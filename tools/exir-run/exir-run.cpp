@@ -177,6 +177,8 @@ int main(int argc, char **argv) {
   app.add_flag("--no-verify", noVerify,
                "an ATen input is lowered without the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
                "_check_ir_validity=False; structural checks still run");
+  std::vector<std::string> opLibraries;
+  addOpLibraryOption(app, opLibraries);
   app.add_flag("--check-stages", checkStages,
                "run every stage file of a Makefile build next to FILE and report the first that diverges");
 
@@ -189,6 +191,8 @@ int main(int argc, char **argv) {
       edge::setIrValidityChecks(false);
       std::cerr << "exir-run: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
     }
+    Program libraries; // registered before any program is read; nothing is written
+    addOpLibraries(libraries, opLibraries);
     RunOptions options;
     if (checkStages) {
       std::vector<std::string> files = stageFiles(input);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -120,9 +121,10 @@ const char *primOpFor(const OpTarget &t) {
 
 class MethodEmitter {
 public:
-  MethodEmitter(const Program &program, const std::string &name, const Method &method, ConstantPool &constants)
+  MethodEmitter(const Program &program, const std::string &name, const Method &method, ConstantPool &constants,
+                const EmitOptions &options)
       : program_(program), name_(name), method_(method), ep_(method.program), graph_(method.program.graph),
-        constants_(constants), top_{&graph_, "", plan::storageAliases(graph_), {}}, scope_(&top_) {}
+        constants_(constants), options_(options), top_{&graph_, "", plan::storageAliases(graph_), {}}, scope_(&top_) {}
 
   pte::ExecutionPlan emit() {
     plan_.name = name_;
@@ -138,6 +140,7 @@ public:
       }
     }
     emitOutputs();
+    if (options_.emitStacktraces) padFrames(nullptr);
     for (uint64_t s : method_.plan->bufferSizes) plan_.nonConstBufferSizes.push_back(int64_t(s));
     if (plan_.nonConstBufferSizes.size() < 2) plan_.nonConstBufferSizes.resize(2, 0);
     emitContainerMeta();
@@ -270,7 +273,28 @@ private:
     }
   }
 
+  /// Chain.stacktrace holds one FrameList per instruction: the instructions
+  /// emitted since the last call get `node`'s frames (none for null).
+  void padFrames(const Node *node) {
+    auto &chain = plan_.chains[0];
+    if (!chain.stacktrace) chain.stacktrace.emplace();
+    pte::FrameList frames;
+    if (node)
+      if (const std::string *trace = node->metadata.find("stack_trace")) frames = framesOfStackTrace(*trace);
+    while (chain.stacktrace->size() < chain.instructions.size()) chain.stacktrace->push_back(frames);
+  }
+
   void emitNode(const Node &node) {
+    if (!options_.emitStacktraces) return emitNodeInstructions(node);
+    // The instructions an enclosing node (a cond) emitted so far are its own.
+    padFrames(enclosing_.empty() ? nullptr : enclosing_.back());
+    enclosing_.push_back(&node);
+    emitNodeInstructions(node);
+    enclosing_.pop_back();
+    padFrames(&node);
+  }
+
+  void emitNodeInstructions(const Node &node) {
     OpTarget t = parseTarget(node.target);
     switch (t.dialect) {
     case TargetDialect::MemoryAlloc: {
@@ -548,8 +572,10 @@ private:
   const ExportedProgram &ep_;
   const Graph &graph_;
   ConstantPool &constants_;
+  const EmitOptions &options_;
   Scope top_;
   Scope *scope_; // the graph being emitted: the method's, or a cond branch's
+  std::vector<const Node *> enclosing_; // nodes being emitted, outermost first (--emit-stacktraces)
   pte::ExecutionPlan plan_;
 };
 
@@ -600,7 +626,39 @@ void ExternalConstants::add(const std::string &fqn, const pte::BlobSource &bytes
   entries.push_back(std::move(entry));
 }
 
-pte::Program emitProgram(const Program &program, ExternalConstants *external) {
+pte::FrameList framesOfStackTrace(const std::string &stackTrace) {
+  auto strip = [](std::string s) {
+    size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  std::vector<std::string> lines;
+  for (size_t pos = 0;;) {
+    size_t nl = stackTrace.find('\n', pos);
+    lines.push_back(stackTrace.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  pte::FrameList frames;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string line = strip(lines[i]);
+    // File "(.*)", line (\d+), in (.*)
+    if (line.rfind("File \"", 0) != 0) continue;
+    size_t close = line.find("\", line ", 6);
+    if (close == std::string::npos) continue;
+    size_t digits = close + 8, end = digits;
+    while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+    if (end == digits || line.compare(end, 5, ", in ") != 0) continue;
+    pte::Frame f;
+    f.filename = line.substr(6, close - 6);
+    f.lineno = int32_t(std::strtol(line.c_str() + digits, nullptr, 10));
+    f.name = line.substr(end + 5);
+    f.context = i + 1 < lines.size() ? strip(lines[i + 1]) : "";
+    frames.items.push_back(std::move(f));
+  }
+  return frames;
+}
+
+pte::Program emitProgram(const Program &program, ExternalConstants *external, const EmitOptions &options) {
   if (program.stage != Stage::Planned)
     throw Error(std::string("exir-emit needs a planned program, got stage '") + stageName(program.stage) + "'");
   pte::Program out;
@@ -612,7 +670,7 @@ pte::Program emitProgram(const Program &program, ExternalConstants *external) {
   for (const auto &name : names) {
     const Method &m = *program.methods.find(name);
     if (!m.plan) throw Error("method has no memory plan", {}, "/memory_plans/" + name);
-    out.executionPlan.push_back(MethodEmitter(program, name, m, constants).emit());
+    out.executionPlan.push_back(MethodEmitter(program, name, m, constants, options).emit());
   }
   emitDelegateNamedData(program, out);
   // Constant methods follow, in the order they were given (as upstream's prim getters).

@@ -29,8 +29,20 @@ struct ExternalConstants {
   void add(const std::string &fqn, const pte::BlobSource &bytes, const pte::Tensor &tensor);
 };
 
+struct EmitOptions {
+  /// Fill Chain.stacktrace, one FrameList per instruction, from the nodes'
+  /// stack_trace metadata (upstream's emit_stacktrace=True).
+  bool emitStacktraces = false;
+};
+
 /// `external` (optional) selects constants for a .ptd and collects them.
-pte::Program emitProgram(const Program &program, ExternalConstants *external = nullptr);
+pte::Program emitProgram(const Program &program, ExternalConstants *external = nullptr,
+                         const EmitOptions &options = {});
+
+/// The frames of a torch stack_trace string, as upstream's
+/// _stacktrace_to_framelist reads them: every `File "F", line N, in NAME`
+/// line, with the next line (stripped) as its context.
+pte::FrameList framesOfStackTrace(const std::string &stackTrace);
 
 /// Converts a torch treespec JSON string ([1, {...}]) into ExecuTorch's compact
 /// pytree string (T2#1#1($,$), ...). Returns "" for an empty spec.

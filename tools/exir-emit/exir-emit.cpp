@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
   std::string input = "-", output;
   pte::WriteOptions options;
   bool dumpJson = false;
+  emit::EmitOptions emitOptions;
   std::string externalFilter, ptdPath;
   app.add_option("input", input, "planned program JSON ('-' = stdin)");
   app.add_option("-o,--output", output,
@@ -78,7 +79,7 @@ int main(int argc, char **argv) {
     pte::Program pte;
     attributeErrorsTo(input, [&] {
       verifyProgram(program, Stage::Planned);
-      pte = emit::emitProgram(program, externals ? &*externals : nullptr);
+      pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions);
     });
     // A progress bar on stderr while large weights are copied (shown only on a terminal).
     std::unique_ptr<ProgressBar> bar;

@@ -743,6 +743,15 @@ DecompositionRules::DecompositionRules(DecompositionRules &&) noexcept = default
 DecompositionRules &DecompositionRules::operator=(DecompositionRules &&) noexcept = default;
 
 DecompositionRules DecompositionRules::parse(const std::string &text, const std::string &sourceName) {
+  return parse(text, sourceName, false);
+}
+
+DecompositionRules DecompositionRules::parseRewriteRules(const std::string &text, const std::string &sourceName) {
+  return parse(text, sourceName, true);
+}
+
+DecompositionRules DecompositionRules::parse(const std::string &text, const std::string &sourceName,
+                                             bool rewriteRules) {
   const OperatorTable &table = OperatorTable::builtin();
   YAML::Node root;
   try {
@@ -756,7 +765,9 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
   for (const auto &r : root) {
     std::string line = "line " + std::to_string(r.Mark().line + 1);
     auto fail = [&](const std::string &why) -> Error { return Error(why, sourceName, line); };
+    if (rewriteRules && r.IsMap() && r["replace"]) continue;
     if (!r.IsMap() || !r["match"]) throw fail("a rule needs 'match: ns::op.overload'");
+    if (!r["match"].IsScalar()) throw fail("'match' must be an operator name like aten::add.Tensor");
     auto rule = std::make_shared<Rule>();
     rule->where = sourceName + ":" + std::to_string(r.Mark().line + 1);
     rule->match = OperatorTable::normalizeName(r["match"].Scalar());
@@ -771,6 +782,12 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
       if (!r["steps"].IsSequence()) throw fail("'steps' must be a list");
       for (const auto &s : r["steps"]) {
         Step step;
+        if (!s.IsMap() || !s["call"].IsScalar())
+          throw Error("a step is a mapping with 'call: ns::op.overload'", sourceName,
+                      "line " + std::to_string(s.Mark().line + 1));
+        if (s["args"] && !s["args"].IsMap())
+          throw Error("'args' must be a mapping of argument name to value", sourceName,
+                      "line " + std::to_string(s["args"].Mark().line + 1));
         if (!s["call"]) throw Error("a step needs 'call: ns::op.overload'", sourceName, "line " + std::to_string(s.Mark().line + 1));
         step.op = OperatorTable::normalizeName(s["call"].Scalar());
         const OpSchema *schema = table.lookup(step.op);

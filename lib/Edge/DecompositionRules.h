@@ -30,6 +30,9 @@ public:
   /// Parses rules; errors name `sourceName` and the YAML line.
   static DecompositionRules parse(const std::string &text, const std::string &sourceName);
   static DecompositionRules loadFile(const std::string &path);
+  /// The `match:` rules of a rewrite-rule file (--rewrite, REWRITE_RULES.md);
+  /// its `replace:` entries are left to the rewrite pass.
+  static DecompositionRules parseRewriteRules(const std::string &text, const std::string &sourceName);
   /// Rules of `other` are tried before ours (a user's file overrides the builtin one).
   void prepend(const DecompositionRules &other);
 
@@ -49,6 +52,7 @@ public:
   struct Rule;
 
 private:
+  static DecompositionRules parse(const std::string &text, const std::string &sourceName, bool rewriteRules);
   std::vector<std::shared_ptr<const Rule>> rules_;
 };
 

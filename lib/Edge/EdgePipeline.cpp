@@ -54,19 +54,53 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
     check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
 }
 
+/// A user's edge.yaml is recorded in the program, so later stages check with it too.
+static void recordEdgeYaml(Program &program, const EdgeOptions &options) {
+  if (options.edgeYamlPath.empty()) return;
+  EdgeRulesRecord rec;
+  rec.source = options.edgeYamlPath;
+  rec.text = readFileOrStdin(options.edgeYamlPath);
+  rec.sha256 = sha256Hex(rec.text);
+  rec.replace = options.edgeYamlReplace;
+  program.edgeRules = std::move(rec);
+}
+
+/// The passes the user asked for (--pass, then --rewrite), verified after each.
+static void addUserPasses(PassManager &pm, const EdgeOptions &options);
+
+void runUserPassesOnEdge(Program &program, const EdgeOptions &options) {
+  if (program.stage != Stage::Edge)
+    throw Error(std::string("--pass / --rewrite on an artifact need an Edge-dialect program, got stage '") +
+                stageName(program.stage) + "'");
+  recordEdgeYaml(program, options);
+  DtypeRules rules = DtypeRules::forProgram(program);
+  verifyEdgeProgram(program, rules);
+  PassManager edge(options.passManager, [&](const Program &p) { verifyEdgeProgram(p, rules); });
+  addUserPasses(edge, options);
+  edge.run(program);
+  verifyEdgeProgram(program, rules);
+}
+
+static void addUserPasses(PassManager &pm, const EdgeOptions &options) {
+  for (const auto &name : options.extraPasses) {
+    bool found = false;
+    for (const auto &info : edgePassRegistry())
+      if (info.name == name) {
+        pm.add(info.create());
+        found = true;
+        break;
+      }
+    if (!found) throw Error("unknown pass '" + name + "' (see --list-passes)");
+  }
+  for (const auto &path : options.rewriteRules)
+    pm.add(std::make_unique<FunctionPass>("rewrite", [path](Program &p) { applyRewriteRules(p, path); }));
+}
+
 void toEdge(Program &program, const EdgeOptions &options) {
   if (program.stage != Stage::Aten)
     throw Error(std::string("to_edge expects an ATen-dialect program, got stage '") + stageName(program.stage) + "'");
   verifyProgram(program, Stage::Aten);
-  // A user's edge.yaml is recorded in the program, so later stages check with it too.
-  if (!options.edgeYamlPath.empty()) {
-    EdgeRulesRecord rec;
-    rec.source = options.edgeYamlPath;
-    rec.text = readFileOrStdin(options.edgeYamlPath);
-    rec.sha256 = sha256Hex(rec.text);
-    rec.replace = options.edgeYamlReplace;
-    program.edgeRules = std::move(rec);
-  }
+  recordEdgeYaml(program, options);
   DtypeRules rules = DtypeRules::forProgram(program);
 
   // Decompositions and the core-ATen check run on the ATen dialect; only the
@@ -116,9 +150,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
   }));
   if (!options.skipDimOrder) addPass(edge, "dim-order-ops");
   addPass(edge, "debug-handles");
-  for (const auto &name : options.extraPasses) addPass(edge, name);
-  for (const auto &path : options.rewriteRules)
-    edge.add(std::make_unique<FunctionPass>("rewrite", [path](Program &p) { applyRewriteRules(p, path); }));
+  addUserPasses(edge, options);
   edge.run(program);
   verifyEdgeProgram(program, rules);
 }

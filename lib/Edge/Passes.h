@@ -37,6 +37,10 @@ struct EdgeOptions {
 /// pass when passManager.verifyEach is set). The program becomes stage Edge.
 void toEdge(Program &program, const EdgeOptions &options);
 
+/// The user's passes (--pass, --rewrite) on a program that already is Edge
+/// dialect, verified after each and at the end (exir-edge on an Edge artifact).
+void runUserPassesOnEdge(Program &program, const EdgeOptions &options);
+
 /// The edge-stage verifier: structure, edge namespace, dtype rules.
 class DtypeRules;
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules);

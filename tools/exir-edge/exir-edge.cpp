@@ -167,7 +167,10 @@ int main(int argc, char **argv) {
     Program program;
     if (addMethods.empty()) {
       if (input.empty()) throw UsageError("no input given (a file, '-', or --add-method NAME=FILE)");
-      program = readProgramOfStage(input, {Stage::Aten});
+      // An Edge artifact is accepted for the user's passes alone (--pass, --rewrite).
+      bool userPasses = !options.rewriteRules.empty() || !options.extraPasses.empty();
+      program = userPasses ? readProgramOfStage(input, {Stage::Aten, Stage::Edge})
+                           : readProgramOfStage(input, {Stage::Aten});
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {
@@ -209,7 +212,10 @@ int main(int argc, char **argv) {
         throw UsageError("--constant-method '" + name + "' clashes with another method of that name");
       program.constantMethods.set(name, parseConstantValues(spec.substr(eq + 1)));
     }
-    attributeErrorsTo(source, [&] { edge::toEdge(program, options); });
+    attributeErrorsTo(source, [&] {
+      if (program.stage == Stage::Edge) edge::runUserPassesOnEdge(program, options);
+      else edge::toEdge(program, options);
+    });
     writeProgram(program, output);
   });
 }

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
   std::string input = "-", output = "-", svgPath, tracePath;
   plan::PlanningOptions options;
   bool noVerify = false, report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false, verifyOnly = false;
-  std::vector<std::string> memIds;
+  std::vector<std::string> memIds, rewriteRules;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output planned program JSON (default '-' = stdout)");
   app.add_option("--algo", options.algorithm, "naive, greedy (upstream-compatible), greedy-by-size, best-fit, local-search, best")
@@ -42,6 +42,9 @@ int main(int argc, char **argv) {
                "mutable buffers with the same name share one placement across methods (extra arena)");
   app.add_flag("--keep-view-copies", keepViews, "do not turn static view_copy ops into free memory.view aliases");
   app.add_option("--mem-id", memIds, "KIND=ID: place inputs|outputs|activations|buffers in arena ID (>= 1)");
+  app.add_option("--rewrite", rewriteRules,
+                 "apply rewrite rules (lib/Edge/REWRITE_RULES.md) before planning, like upstream's "
+                 "ExecutorchBackendConfig(passes=[...]) (repeatable)");
   app.add_flag("--verify-only", verifyOnly, "check the memory plan of a planned program and exit (0 if it is sound)");
   app.add_flag("--no-verify", noVerify,
                "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
@@ -83,7 +86,13 @@ int main(int argc, char **argv) {
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
       // The dtype rules the program was lowered with (a user's edge.yaml) still hold.
-      edge::verifyEdgeProgram(program, edge::DtypeRules::forProgram(program));
+      edge::DtypeRules rules = edge::DtypeRules::forProgram(program);
+      edge::verifyEdgeProgram(program, rules);
+      // The user's passes run first, on the Edge (or delegated) program, as upstream's do.
+      for (const auto &path : rewriteRules) {
+        edge::applyRewriteRules(program, path);
+        edge::verifyEdgeProgram(program, rules);
+      }
       partition::requireResolvedCalls(program);
       plan::removeGraphAsserts(program);
       plan::boundDataDependentSizes(program);

@@ -17,7 +17,7 @@ $(OUT)/%.edge.json: $(MODELS_DIR)/%.pt2 $(BIN)/exir-edge | $(OUT)
 	$(BIN)/exir-edge $< -o $@
 
 $(OUT)/encode_decode.edge.json: $(MODELS_DIR)/encode.pt2 $(MODELS_DIR)/decode.pt2 $(BIN)/exir-edge | $(OUT)
-	$(BIN)/exir-edge --method encode=$(MODELS_DIR)/encode.pt2 --method decode=$(MODELS_DIR)/decode.pt2 -o $@
+	$(BIN)/exir-edge --add-method encode=$(MODELS_DIR)/encode.pt2 --add-method decode=$(MODELS_DIR)/decode.pt2 -o $@
 
 $(OUT)/%.plan.json: $(OUT)/%.edge.json $(BIN)/exir-plan
 	$(BIN)/exir-plan $< -o $@

@@ -25,7 +25,9 @@ int main(int argc, char **argv) {
                "  exir-emit model.plan.json -o model.pte --segment-alignment 4096 --inline-delegates\n"
                "  exir-emit model.plan.json --dump-json | less\n"
                "  exir-emit model.plan.json -o model.pte --external-constants            # weights -> model.ptd\n"
-               "  exir-emit model.plan.json -o model.pte --external-constants '*.weight' --ptd weights.ptd"};
+               "  exir-emit model.plan.json -o model.pte --external-constants '*.weight' --ptd weights.ptd\n"
+               "  exir-edge m.pt2 | exir-plan - | exir-emit - > m.pte              # stdout, never a terminal\n\n"
+               "Every method is emitted; to keep only some, select them earlier with exir-edge --method NAME."};
   std::string input = "-", output;
   pte::WriteOptions options;
   bool dumpJson = false;

@@ -26,7 +26,8 @@ int main(int argc, char **argv) {
                "Examples:\n"
                "  exir-plan model.edge.json -o model.plan.json --report\n"
                "  exir-plan model.edge.json --algo greedy --report-svg plan.svg --trace plan.trace.json\n"
-               "  exir-plan - --alignment 64 --no-alloc-inputs < model.edge.json > model.plan.json"};
+               "  exir-plan - --alignment 64 --no-alloc-inputs < model.edge.json > model.plan.json\n\n"
+               "Every method is planned; to keep only some, select them earlier with exir-edge --method NAME."};
   std::string input = "-", output = "-", svgPath, tracePath;
   plan::PlanningOptions options;
   bool noVerify = false, report = false, noAllocInputs = false, noAllocOutputs = false, keepViews = false, verifyOnly = false;

@@ -249,7 +249,7 @@ int main(int argc, char **argv) {
           otherResult = other->run(method, inputs, options);
         });
         bad += reportDifferences(otherResult.outputs, result.outputs, tol,
-                                 "'" + compareWith + "' vs '" + input + "'" +
+                                 "'" + displayPath(compareWith) + "' vs '" + displayPath(input) + "'" +
                                      (methods.size() > 1 ? " (method " + method + ")" : ""));
       }
       for (const auto &e : expects) {
@@ -260,7 +260,7 @@ int main(int argc, char **argv) {
           throw Error("--expect " + e + ": the method has " + std::to_string(result.outputs.size()) + " outputs");
         Value expected = Value::of(readNpyFile(file));
         if (auto diff = compareValues(result.outputs[k], expected, tol)) {
-          std::cerr << "exir-run: '" << input << "': output " << k << " vs '" << file << "': " << *diff << "\n";
+          std::cerr << "exir-run: '" << displayPath(input) << "': output " << k << " vs '" << file << "': " << *diff << "\n";
           ++bad;
         }
       }

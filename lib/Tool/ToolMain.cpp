@@ -4,12 +4,48 @@
 #include "Serde/ProgramReader.h"
 #include "Support/Allocator.h"
 #include "Support/Error.h"
+#include "Support/FileIO.h"
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <unistd.h>
 
 namespace exir {
+
+namespace {
+/// Inputs read from a bare torch.export JSON, whose one method is "forward" in
+/// our IR but whose JSON has the graph at the top level.
+std::set<std::string> &bareExportInputs() {
+  static std::set<std::string> paths;
+  return paths;
+}
+
+/// "/methods/forward/graph_module/..." -> "/graph_module/...": a location in
+/// the bare torch.export JSON's own structure.
+void pointIntoBareExport(Error &e) {
+  const std::string prefix = "/methods/forward";
+  const std::string &loc = e.location();
+  if (loc.compare(0, prefix.size(), prefix) != 0) return;
+  if (loc.size() > prefix.size() && loc[prefix.size()] != '/' && loc[prefix.size()] != ' ') return;
+  std::string rest = loc.substr(prefix.size());
+  e = Error(e.message(), e.file(), rest.empty() || rest[0] == ' ' ? "/" + rest : rest);
+}
+/// A file read some other way (exir-run): a JSON object whose first key is not
+/// "format" (our artifact writes it first) is a bare torch.export JSON.
+bool looksLikeBareExportJson(const std::string &path) {
+  if (path == "-") return false;
+  try {
+    std::string head = readFileRange(path, 0, std::min<uint64_t>(fileSize(path), 64));
+    size_t key = head.find_first_not_of(" \t\r\n");
+    if (key == std::string::npos || head[key] != '{') return false;
+    key = head.find_first_not_of(" \t\r\n", key + 1);
+    return key != std::string::npos && head.compare(key, 8, "\"format\"") != 0;
+  } catch (const Error &) {
+    return false;
+  }
+}
+} // namespace
 
 int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
             const std::function<void()> &body) {
@@ -37,6 +73,9 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
   } catch (const Error &e) {
     // Whatever threw it, standard input is named "<stdin>", never "-".
     Error shown = e.file() == "-" ? Error(e.message(), displayPath(e.file()), e.location()) : e;
+    // In a bare torch.export JSON, locations point into that file's own structure.
+    std::string path = shown.file() == "<stdin>" ? "-" : shown.file();
+    if (!path.empty() && (bareExportInputs().count(path) || looksLikeBareExportJson(path))) pointIntoBareExport(shown);
     std::cerr << toolName << ": error: " << shown.render() << "\n";
     return ExitBadInput;
   } catch (const InternalError &e) {
@@ -73,25 +112,6 @@ static const char *stageNoun(Stage s) {
   return "?";
 }
 
-namespace {
-/// Inputs read from a bare torch.export JSON, whose one method is "forward" in
-/// our IR but whose JSON has the graph at the top level.
-std::set<std::string> &bareExportInputs() {
-  static std::set<std::string> paths;
-  return paths;
-}
-
-/// "/methods/forward/graph_module/..." -> "/graph_module/...": a location in
-/// the bare torch.export JSON's own structure.
-void pointIntoBareExport(Error &e) {
-  const std::string prefix = "/methods/forward";
-  const std::string &loc = e.location();
-  if (loc.compare(0, prefix.size(), prefix) != 0) return;
-  if (loc.size() > prefix.size() && loc[prefix.size()] != '/' && loc[prefix.size()] != ' ') return;
-  std::string rest = loc.substr(prefix.size());
-  e = Error(e.message(), e.file(), rest.empty() || rest[0] == ' ' ? "/" + rest : rest);
-}
-} // namespace
 
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
   InputFormat format;
@@ -131,7 +151,6 @@ void attributeErrorsTo(const std::string &path, const std::function<void()> &wor
     work();
   } catch (Error &e) {
     e.withFile(displayPath(path));
-    if (bareExportInputs().count(path)) pointIntoBareExport(e);
     throw;
   }
 }

@@ -55,7 +55,9 @@ size_t editDistance(const std::string &a, const std::string &b) {
   return row[b.size()];
 }
 
-std::string displayName(const OpSchema &s) { return s.ns + "::" + s.name + (s.overload.empty() ? "" : "." + s.overload); }
+std::string displayName(const OpSchema &s) {
+  return s.ns + "::" + s.name + (s.overload.empty() ? "" : "." + s.overload);
+}
 
 /// "did you mean": every overload of the name asked for, else the closest names.
 std::string closestNames(const std::string &key) {
@@ -91,7 +93,8 @@ std::string describeOp(const std::string &name, const std::vector<const EdgeDtyp
   const OpSchema &schema = info->schema;
   std::ostringstream out;
   out << schema.str() << "\n";
-  out << "  core ATen: " << (info->isCore ? "yes" : isCoreOp(key) ? "no, but edge allows it (a _copy op)" : "no") << "\n";
+  out << "  core ATen: " << (info->isCore ? "yes" : isCoreOp(key) ? "no, but edge allows it (a _copy op)" : "no")
+      << "\n";
   if (schema.isOutVariant())
     out << "  out variant: is one" << (info->functional ? " (of " + displayName(*info->functional) + ")" : "") << "\n";
   else if (info->outVariant)
@@ -127,7 +130,8 @@ std::string describeOp(const std::string &name, const std::vector<const EdgeDtyp
   if (!c) {
     out << "  dtypes: any (no entry in " << searched << ")\n";
   } else {
-    out << "  dtypes (" << from->sourceName() << " line " << c->line << ", " << c->rows.size() << (c->rows.size() == 1 ? " row" : " rows") << "):\n";
+    out << "  dtypes (" << from->sourceName() << " line " << c->line << ", " << c->rows.size()
+        << (c->rows.size() == 1 ? " row" : " rows") << "):\n";
     EdgeOpConstraint one = *c;
     for (const auto &row : c->rows) {
       one.rows = {row};

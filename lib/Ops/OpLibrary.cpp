@@ -36,7 +36,8 @@ std::string stringField(const YAML::Node &entry, const char *key, const std::str
 OpSchema schemaField(const YAML::Node &entry, const char *key, const std::string &source) {
   std::string text = stringField(entry, key, source);
   if (text.find("::") == std::string::npos || text.find("::") > text.find('('))
-    throw Error(std::string("'") + key + "' needs a namespace-qualified schema, e.g. 'mylib::custom_sin(Tensor self) -> Tensor'",
+    throw Error(std::string("'") + key +
+                    "' needs a namespace-qualified schema, e.g. 'mylib::custom_sin(Tensor self) -> Tensor'",
                 source, lineOf(entry[key]));
   try {
     return parseSchema(text);

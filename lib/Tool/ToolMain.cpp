@@ -31,6 +31,7 @@ void pointIntoBareExport(Error &e) {
   std::string rest = loc.substr(prefix.size());
   e = Error(e.message(), e.file(), rest.empty() || rest[0] == ' ' ? "/" + rest : rest);
 }
+
 /// A file read some other way (exir-run): a JSON object whose first key is not
 /// "format" (our artifact writes it first) is a bare torch.export JSON.
 bool looksLikeBareExportJson(const std::string &path) {
@@ -75,7 +76,8 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
     Error shown = e.file() == "-" ? Error(e.message(), displayPath(e.file()), e.location()) : e;
     // In a bare torch.export JSON, locations point into that file's own structure.
     std::string path = shown.file() == "<stdin>" ? "-" : shown.file();
-    if (!path.empty() && (bareExportInputs().count(path) || looksLikeBareExportJson(path))) pointIntoBareExport(shown);
+    if (!path.empty() && (bareExportInputs().count(path) || looksLikeBareExportJson(path)))
+      pointIntoBareExport(shown);
     std::cerr << toolName << ": error: " << shown.render() << "\n";
     return ExitBadInput;
   } catch (const InternalError &e) {
@@ -111,7 +113,6 @@ static const char *stageNoun(Stage s) {
   }
   return "?";
 }
-
 
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
   InputFormat format;

@@ -1,7 +1,7 @@
 //===- tools/exir-emit/exir-emit.cpp - planned program -> .pte ------------===//
 #include "Emit/Emitter.h"
-#include "Emit/PteDump.h"
-#include "Emit/PteWriter.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteWriter.h"
 #include "IR/Verifier.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"

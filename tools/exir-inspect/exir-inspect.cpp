@@ -1,8 +1,8 @@
 //===- tools/exir-inspect/exir-inspect.cpp - read any stage or .pte -------===//
-#include "Emit/FlatTensor.h"
-#include "Emit/PteDiff.h"
-#include "Emit/PteDump.h"
-#include "Emit/PteReader.h"
+#include "Pte/FlatTensor.h"
+#include "Pte/PteDiff.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteReader.h"
 #include "IR/GraphPrinter.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"

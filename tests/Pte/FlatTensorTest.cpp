@@ -1,13 +1,13 @@
-//===- tests/Emit/FlatTensorTest.cpp - FlatTensor .ptd files ---------------===//
+//===- tests/Pte/FlatTensorTest.cpp - FlatTensor .ptd files ---------------===//
 //
 // The .ptd layout byte for byte (identifier, FH01 header, aligned segments),
 // keys with equal bytes sharing a segment, the reader on what the writer
 // wrote, sparse output, and the reader's errors.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/FlatTensor.h"
+#include "Pte/FlatTensor.h"
 #include "Support/Error.h"
-#include "PteTestUtil.h"
+#include "Pte/PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-//===- tests/Emit/PteReaderTest.cpp - Bad input handling of readPte -------===//
+//===- tests/Pte/PteReaderTest.cpp - Bad input handling of readPte -------===//
 //
 // Truncated files, wrong identifiers, broken extended headers and corrupted
 // flatbuffers must end in exir::Error with a useful message, never a crash.
@@ -6,11 +6,11 @@
 // whatever readPte accepts can also be dumped and rewritten.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteDiff.h"
-#include "Emit/PteDump.h"
-#include "Emit/PteReader.h"
-#include "Emit/PteWriter.h"
-#include "PteTestUtil.h"
+#include "Pte/PteDiff.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteReader.h"
+#include "Pte/PteWriter.h"
+#include "Pte/PteTestUtil.h"
 #include "Support/Error.h"
 
 #include "program_generated.h"

@@ -1,4 +1,4 @@
-//===- Emit/FlatTensor.h - FlatTensor data files (.ptd) --------*- C++ -*-===//
+//===- Pte/FlatTensor.h - FlatTensor data files (.ptd) --------*- C++ -*-===//
 //
 // The .ptd format ExecuTorch loads as a NamedDataMap (schema/flat_tensor.fbs):
 //
@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,11 +1,11 @@
-//===- tests/Emit/PteWriterProgressTest.cpp - progress while streaming ----===//
+//===- tests/Pte/PteWriterProgressTest.cpp - progress while streaming ----===//
 //
 // The writer reports segment bytes as it streams them, so a tool can show a
 // progress bar while gigabytes of weights are copied.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteWriter.h"
-#include "PteTestUtil.h"
+#include "Pte/PteWriter.h"
+#include "Pte/PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 

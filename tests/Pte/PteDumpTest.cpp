@@ -1,14 +1,14 @@
-//===- tests/Emit/PteDumpTest.cpp - JSON and text dumps -------------------===//
+//===- tests/Pte/PteDumpTest.cpp - JSON and text dumps -------------------===//
 //
 // The kitchen-sink file covers every union member and optional field; its JSON
 // dump must equal flatc's text exactly. The text dump is checked line by line
 // on the golden models.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteDump.h"
-#include "Emit/PteReader.h"
-#include "Emit/PteWriter.h"
-#include "PteTestUtil.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteReader.h"
+#include "Pte/PteWriter.h"
+#include "Pte/PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-//===- Emit/PteDump.h - JSON and text dumps of a pte::Program ----*- C++ -*-===//
+//===- Pte/PteDump.h - JSON and text dumps of a pte::Program ----*- C++ -*-===//
 //
 // dumpPteJson prints the program as `flatc --json --strict-json --defaults-json`
 // does with schema/program.fbs: same field names and order, enum names, all
@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include <ostream>
 #include <string>

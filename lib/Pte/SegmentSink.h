@@ -1,4 +1,4 @@
-//===- Emit/SegmentSink.h - Stream padding and payloads, with holes -*- C++ -*-===//
+//===- Pte/SegmentSink.h - Stream padding and payloads, with holes -*- C++ -*-===//
 //
 // Writes the segment part of a .pte or .ptd. With `sparse`, runs of zero bytes
 // (padding, and all-zero chunks of payloads) are skipped with seekp instead of
@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include <cstdint>
 #include <functional>

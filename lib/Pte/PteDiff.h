@@ -1,4 +1,4 @@
-//===- Emit/PteDiff.h - Structural comparison of two programs ----*- C++ -*-===//
+//===- Pte/PteDiff.h - Structural comparison of two programs ----*- C++ -*-===//
 //
 // Compares the content of two pte::Programs: plans, values, operators,
 // instructions, delegates (blob bytes by content), buffer sizes, and the
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include <ostream>
 

@@ -1,4 +1,4 @@
-//===- Emit/PteModel.h - In-memory model of an ExecuTorch .pte program -*- C++ -*-===//
+//===- Pte/PteModel.h - In-memory model of an ExecuTorch .pte program -*- C++ -*-===//
 //
 // Plain C++ structs mirroring schema/program.fbs (pte-format.md §1), plus the
 // payloads that live outside the flatbuffer tables. The model has two parts:

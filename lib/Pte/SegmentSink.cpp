@@ -1,5 +1,5 @@
-//===- Emit/SegmentSink.cpp - Stream padding and payloads, with holes -----===//
-#include "Emit/SegmentSink.h"
+//===- Pte/SegmentSink.cpp - Stream padding and payloads, with holes -----===//
+#include "Pte/SegmentSink.h"
 
 #include "Support/Error.h"
 

@@ -1,4 +1,4 @@
-//===- Emit/PteReader.h - Parse .pte bytes into a pte::Program ---*- C++ -*-===//
+//===- Pte/PteReader.h - Parse .pte bytes into a pte::Program ---*- C++ -*-===//
 //
 // Checks the file the way the runtime does (identifier, extended header rules of
 // pte-format.md §2.2 / §4.1), runs the flatbuffers Verifier over the program
@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include <memory>
 #include <string>

@@ -1,11 +1,11 @@
-//===- Emit/PteModel.cpp - BlobSource and schema name tables -------------===//
+//===- Pte/PteModel.cpp - BlobSource and schema name tables -------------===//
 //
 // BlobSource streams file-backed payloads in bounded chunks so large weights
 // are never held in memory; the name tables give the schema's spellings used
 // by the JSON and text dumps.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include "Support/Error.h"
 #include "Support/Hash.h"

@@ -1,8 +1,8 @@
-//===- Emit/FlatTensor.cpp - FlatTensor data files (.ptd) -----------------===//
-#include "Emit/FlatTensor.h"
+//===- Pte/FlatTensor.cpp - FlatTensor data files (.ptd) -----------------===//
+#include "Pte/FlatTensor.h"
 
-#include "Emit/ConstantLayout.h"
-#include "Emit/SegmentSink.h"
+#include "Pte/DistinctBlobs.h"
+#include "Pte/SegmentSink.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 
@@ -41,7 +41,7 @@ void writePtd(const File &file, const WriteOptions &options, std::ostream &out) 
 
   // Layout: one segment per distinct blob, aligned to lcm(segment alignment,
   // the largest alignment any of its keys asks for); both are powers of two.
-  emit::DistinctBlobs distinct;
+  pte::DistinctBlobs distinct;
   std::vector<uint64_t> segmentAlignment;
   std::vector<uint32_t> segmentOfEntry;
   std::map<std::string, size_t> seenKeys;

@@ -1,4 +1,4 @@
-//===- tests/Emit/PteCorpusTest.cpp - Real .pte files from the corpus -----===//
+//===- tests/Pte/PteCorpusTest.cpp - Real .pte files from the corpus -----===//
 //
 // Every file of ../shared/corpus/pte is read, dumped as JSON and compared field
 // by field with what flatc printed for it (decoded/<name>.json), then written
@@ -9,11 +9,11 @@
 // value; the text is also required to be byte-identical.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteDiff.h"
-#include "Emit/PteDump.h"
-#include "Emit/PteReader.h"
-#include "Emit/PteWriter.h"
-#include "PteTestUtil.h"
+#include "Pte/PteDiff.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteReader.h"
+#include "Pte/PteWriter.h"
+#include "Pte/PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 

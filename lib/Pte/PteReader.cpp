@@ -1,4 +1,4 @@
-//===- Emit/PteReader.cpp - Parse .pte bytes into a pte::Program ---------===//
+//===- Pte/PteReader.cpp - Parse .pte bytes into a pte::Program ---------===//
 //
 // Order of checks: size and identifier, extended header (length >= 24,
 // program_size and segment range inside the file), flatbuffers Verifier over
@@ -10,7 +10,7 @@
 // offset to the tensor's nbytes (when a tensor names it) or to the next offset.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteReader.h"
+#include "Pte/PteReader.h"
 
 #include "Support/Error.h"
 #include "Support/FileIO.h"

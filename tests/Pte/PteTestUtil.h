@@ -1,4 +1,4 @@
-//===- tests/Emit/PteTestUtil.h - Shared helpers for the .pte tests -------===//
+//===- tests/Pte/PteTestUtil.h - Shared helpers for the .pte tests -------===//
 //
 // Corpus paths, a JSON comparison that names the first differing pointer, and
 // builders for the two golden models of pte-format.md (§3.2 add.pte and the
@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 #include "Support/FileIO.h"
 
 #include <catch2/catch.hpp>
@@ -20,7 +20,7 @@
 namespace exir::pte::test {
 
 inline std::string corpusDir() { return std::string(EXIR_SHARED_DIR) + "/corpus/pte/"; }
-inline std::string inputsDir() { return std::string(EXIR_SOURCE_DIR) + "/tests/Emit/Inputs/"; }
+inline std::string inputsDir() { return std::string(EXIR_SOURCE_DIR) + "/tests/Pte/Inputs/"; }
 
 /// The 14 real .pte files of the shared corpus (stem names).
 inline const std::vector<std::string> &corpusNames() {

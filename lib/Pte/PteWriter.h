@@ -1,4 +1,4 @@
-//===- Emit/PteWriter.h - Serialize a pte::Program to .pte bytes -*- C++ -*-===//
+//===- Pte/PteWriter.h - Serialize a pte::Program to .pte bytes -*- C++ -*-===//
 //
 // Lays out a pte::Program exactly as pte-format.md §2 describes: flatbuffer with
 // identifier ET12, the constant segment, the mutable-data segment, delegate blobs
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 
 #include <cstdint>
 #include <functional>

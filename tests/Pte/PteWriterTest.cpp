@@ -1,4 +1,4 @@
-//===- tests/Emit/PteWriterTest.cpp - Layout rules of writePte ------------===//
+//===- tests/Pte/PteWriterTest.cpp - Layout rules of writePte ------------===//
 //
 // Golden models from pte-format.md (§3.2 add.pte, §2.2 arduino x + 1.0), the
 // constant-segment padding rule, delegate blobs in segments vs inline with
@@ -6,11 +6,11 @@
 // determinism and option validation.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteDiff.h"
-#include "Emit/PteDump.h"
-#include "Emit/PteReader.h"
-#include "Emit/PteWriter.h"
-#include "PteTestUtil.h"
+#include "Pte/PteDiff.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteReader.h"
+#include "Pte/PteWriter.h"
+#include "Pte/PteTestUtil.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 #include "Support/Hash.h"

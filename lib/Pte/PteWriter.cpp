@@ -1,4 +1,4 @@
-//===- Emit/PteWriter.cpp - Serialize a pte::Program to .pte bytes -------===//
+//===- Pte/PteWriter.cpp - Serialize a pte::Program to .pte bytes -------===//
 //
 // Two phases. First the layout is planned from payload sizes alone: the
 // constant segment (tensors padded to the constant alignment, the last one
@@ -9,9 +9,9 @@
 // bytes, and the segments are streamed after it.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteWriter.h"
+#include "Pte/PteWriter.h"
 
-#include "Emit/SegmentSink.h"
+#include "Pte/SegmentSink.h"
 #include "Support/Error.h"
 
 #include "program_generated.h"

@@ -1,11 +1,11 @@
-//===- Emit/PteDump.cpp - JSON and text dumps of a pte::Program ----------===//
+//===- Pte/PteDump.cpp - JSON and text dumps of a pte::Program ----------===//
 //
 // The JSON writer reproduces flatc's text generator layout (two-space indent,
 // one element per line, "[\n\n]" for empty vectors) and uses flatbuffers'
 // own NumToString / EscapeString so numbers and strings come out the same.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteDump.h"
+#include "Pte/PteDump.h"
 
 #include <flatbuffers/util.h>
 

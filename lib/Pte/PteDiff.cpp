@@ -1,13 +1,13 @@
-//===- Emit/PteDiff.cpp - Structural comparison of two programs ----------===//
+//===- Pte/PteDiff.cpp - Structural comparison of two programs ----------===//
 //
 // Values and instructions are compared through their text-dump rendering, which
 // shows every field, so a difference reads the way the dump does. Lists of
 // different length report the lengths and then compare the common prefix.
 //
 //===----------------------------------------------------------------------===//
-#include "Emit/PteDiff.h"
+#include "Pte/PteDiff.h"
 
-#include "Emit/PteDump.h"
+#include "Pte/PteDump.h"
 
 #include <functional>
 

@@ -292,6 +292,18 @@ simdjson::padded_string loadJsonInput(const std::string &path) {
   if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
     throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
                 path);
+  // Binary input (a .pte, .ptd or anything else that is not text) would otherwise
+  // be reported as a JSON syntax error at byte 0, which hides what went wrong.
+  size_t first = 0;
+  auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (first < text.size() && isSpace(text.data()[first])) ++first;
+  if (first < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text.data()[first]);
+    if (c < 0x20 || c >= 0x80 || c == '<')
+      throw Error("neither JSON nor a known binary format: expected a program artifact or torch.export "
+                  "JSON, a .pt2 archive, or (for exir-inspect and exir-run) a .pte",
+                  path, "byte " + std::to_string(first));
+  }
   return text;
 }
 

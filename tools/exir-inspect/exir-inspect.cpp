@@ -68,6 +68,7 @@ int main(int argc, char **argv) {
                "  exir-inspect model.edge.json --json --pretty\n"
                "  exir-inspect model.pte                 # values, instructions, plans, constants, segments\n"
                "  exir-inspect model.pte --json          # full structure, flatc field names\n"
+               "  exir-inspect model.pte --dot | dot -Tsvg > plan.svg  # instructions and tensor values\n"
                "  exir-emit model.plan.json -o - | exir-inspect -\n"
                "  exir-inspect model.bpte                # test suites (inputs, expected outputs), then the program\n"
                "  exir-inspect model.ptd                 # external data: header, segments, keys with layouts\n"
@@ -83,7 +84,8 @@ int main(int argc, char **argv) {
   auto *jsonFlag = app.add_flag("--json", json, "write canonical JSON (program JSON, or the .pte structure)");
   app.add_flag("--pretty", pretty, "with --json: indent the JSON for reading (.pte JSON is always indented)")
       ->needs(jsonFlag);
-  app.add_flag("--dot", dot, "write a Graphviz graph of the program (not for .pte / .bpte / .ptd)");
+  app.add_flag("--dot", dot,
+               "write a Graphviz graph of the program (of a .pte or .bpte: its instructions and tensor values)");
   app.add_flag("--diff", diff,
                "differences between two .pte files, or two programs of the same stage (exit 0 same, 1 different)");
   app.add_flag("--no-stack-traces", noStack, "leave out the '# File: ...' comment lines");
@@ -116,18 +118,16 @@ int main(int argc, char **argv) {
     const std::string &path = inputs[0];
     Input in = readInput(path);
     if (!in.pte && !ptdPath.empty()) throw Error(std::string("--ptd checks a .pte; this is ") + in.kind(), path);
-    if (dot && !in.program)
-      throw Error(std::string("--dot draws a program's graph; ") + in.kind() +
-                      " has none (use the text listing or --json)",
-                  path);
     if (in.ptd) {
+      if (dot) throw Error("--dot draws a program or a .pte; a .ptd holds only data (use the text listing)", path);
       if (json) throw Error("a .ptd has only the text listing (no --json)", path);
       ptd::dumpPtdText(*in.ptd, std::cout);
       return;
     }
     if (in.bundled) {
       if (json) throw Error("a .bpte has only the text listing (no --json)", path);
-      bpte::dumpBundledProgramText(*in.bundled, std::cout);
+      if (dot) pte::dumpPteDot(in.bundled->program, std::cout); // the embedded program
+      else bpte::dumpBundledProgramText(*in.bundled, std::cout);
       return;
     }
     if (in.pte) {
@@ -139,6 +139,7 @@ int main(int argc, char **argv) {
         return;
       }
       if (json) pte::dumpPteJson(*in.pte, std::cout);
+      else if (dot) pte::dumpPteDot(*in.pte, std::cout);
       else pte::dumpPteText(*in.pte, std::cout);
       return;
     }

@@ -33,7 +33,12 @@ void PassManager::run(Program &program) {
     }
     if (options_.verifyEach && verify_) {
       try {
+        auto verifyStart = std::chrono::steady_clock::now();
         verify_(program);
+        if (options_.timePasses && options_.timer)
+          options_.timer->add("(verifier after each pass)", std::chrono::duration<double, std::milli>(
+                                                                  std::chrono::steady_clock::now() - verifyStart)
+                                                                  .count());
       } catch (Error &e) {
         throw Error("verification failed after pass " + pass->name() + ": " + e.message(), e.file(),
                     e.location());

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
     Program program;
     if (methods.empty()) {
       if (input.empty()) throw Error("no input given (a file, '-', or --method NAME=FILE)");
-      program = readProgramOfStage(input, {Stage::Aten});
+      passFlags.timer().time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Aten}); });
     } else {
       if (!input.empty()) throw Error("give either an input file or --method options, not both");
       for (const auto &spec : methods) {
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
       program.constantMethods.set(name, parseConstantValues(spec.substr(eq + 1)));
     }
     attributeErrorsTo(source, [&] { edge::toEdge(program, options); });
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-edge");
   });
 }

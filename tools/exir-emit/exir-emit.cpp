@@ -57,7 +57,8 @@ int main(int argc, char **argv) {
     if (passFlags.listPasses(std::cout)) return;
     PassTimer &timer = passFlags.timer();
     if (output.empty() && !dumpJson) throw Error("no output given: use -o FILE.pte, -o - or --dump-json");
-    Program program = readProgramOfStage(input, {Stage::Planned});
+    Program program;
+    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}); });
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {
       if (externalFilter.empty()) externalFilter = "*";

@@ -96,7 +96,9 @@ int main(int argc, char **argv) {
       modules.emplace_back(binding.substr(0, eq), readProgramOfStage(file, {Stage::Delegated}));
     }
 
-    Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    Program program;
+    passFlags.timer().time("(read input)",
+                           [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     LoweringReport report;
     attributeErrorsTo(input, [&] {
       // verifyDelegatedProgram checks the result once, at the end.
@@ -112,15 +114,17 @@ int main(int argc, char **argv) {
         pm.add(std::make_unique<FunctionPass>(
             "partition", [&](Program &p) { partitionProgram(p, *partitioner, options, report); }));
       pm.run(program);
-      verifyDelegatedProgram(program);
+      passFlags.timer().time("(verifier)", [&] { verifyDelegatedProgram(program); });
     });
     for (const auto &w : report.warnings) std::cerr << "exir-partition: warning: " << w << "\n";
     if (verbose)
       for (const auto &line : report.delegatesCreated) std::cerr << "exir-partition: " << line << "\n";
     if (partitioner && report.delegatesCreated.empty())
       std::cerr << "exir-partition: warning: " << partitioner->name() << " found nothing to delegate\n";
-    storeDelegateBlobs(program, output, inlineLimit);
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] {
+      storeDelegateBlobs(program, output, inlineLimit);
+      writeProgram(program, output);
+    });
     passFlags.report(std::cerr, "exir-partition");
   });
 }

@@ -79,7 +79,9 @@ int main(int argc, char **argv) {
       });
       return;
     }
-    Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    Program program;
+    passFlags.timer().time("(read input)",
+                           [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
       // The dtype rules the program was lowered with (a user's edge.yaml) still hold.
@@ -98,9 +100,9 @@ int main(int argc, char **argv) {
       add("to-out-variant", plan::toOutVariant);
       add("plan-memory", [&](Program &p) { details = plan::planProgram(p, options); });
       pm.run(program);
-      verifyProgram(program, Stage::Planned);
+      passFlags.timer().time("(verifier)", [&] { verifyProgram(program, Stage::Planned); });
     });
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

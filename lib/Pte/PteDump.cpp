@@ -11,6 +11,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 namespace exir::pte {
@@ -591,6 +592,91 @@ std::string formatInstruction(const Instruction &instruction, const ExecutionPla
           return "FreeCall " + valueRef(v.valueIndex);
       },
       instruction);
+}
+
+void dumpPteDot(const Program &program, std::ostream &out) {
+  auto quote = [](const std::string &text) {
+    std::string q = "\"";
+    for (char c : text) {
+      if (c == '\n') q += "\\n";
+      else if (c == '"' || c == '\\') q += std::string("\\") + c;
+      else q += c;
+    }
+    return q + "\"";
+  };
+  out << "digraph pte {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t p = 0; p < program.executionPlan.size(); ++p) {
+    const ExecutionPlan &plan = program.executionPlan[p];
+    std::string prefix = "plan" + std::to_string(p) + "/";
+    out << "  subgraph " << quote("cluster_" + prefix) << " {\n    label=" << quote(plan.name) << ";\n";
+    auto tensorAt = [&](int64_t index) -> const Tensor * {
+      return index >= 0 && size_t(index) < plan.values.size() ? std::get_if<Tensor>(&plan.values[size_t(index)])
+                                                               : nullptr;
+    };
+    // The tensor values an argument stands for (a tensor list stands for its items).
+    auto tensorsOf = [&](int32_t index) {
+      std::vector<int32_t> tensors;
+      if (tensorAt(index)) tensors.push_back(index);
+      else if (index >= 0 && size_t(index) < plan.values.size()) {
+        const EValue &v = plan.values[size_t(index)];
+        const std::vector<int32_t> *items = nullptr;
+        if (const auto *l = std::get_if<TensorList>(&v)) items = &l->items;
+        else if (const auto *o = std::get_if<OptionalTensorList>(&v)) items = &o->items;
+        if (items)
+          for (int32_t i : *items)
+            if (tensorAt(i)) tensors.push_back(i);
+      }
+      return tensors;
+    };
+    std::set<int32_t> drawn, available;
+    auto valueNode = [&](int32_t index) {
+      std::string id = prefix + "v" + std::to_string(index);
+      if (drawn.insert(index).second) {
+        const Tensor &t = *tensorAt(index);
+        bool constant = t.dataBufferIdx > 0 && !t.allocationInfo;
+        if (constant) available.insert(index);
+        out << "    " << quote(id) << " [shape=" << (constant ? "note" : "ellipse")
+            << ", label=" << quote(valueRef(index) + "\n" + formatValue(plan.values[size_t(index)])) << "];\n";
+      }
+      return id;
+    };
+    for (int32_t in : plan.inputs)
+      for (int32_t t : tensorsOf(in)) {
+        std::string id = valueNode(t);
+        available.insert(t);
+        out << "    " << quote(prefix + "input") << " -> " << quote(id) << ";\n";
+      }
+    if (!plan.inputs.empty()) out << "    " << quote(prefix + "input") << " [shape=plaintext, label=\"inputs\"];\n";
+    for (size_t c = 0; c < plan.chains.size(); ++c)
+      for (size_t i = 0; i < plan.chains[c].instructions.size(); ++i) {
+        const Instruction &instruction = plan.chains[c].instructions[i];
+        std::string id = prefix + "chain" + std::to_string(c) + "/" + std::to_string(i);
+        out << "    " << quote(id) << " [label=" << quote("[" + std::to_string(i) + "] " +
+                                                            formatInstruction(instruction, plan))
+            << "];\n";
+        std::vector<int32_t> args;
+        if (const auto *k = std::get_if<KernelCall>(&instruction)) args = k->args;
+        else if (const auto *d = std::get_if<DelegateCall>(&instruction)) args = d->args;
+        else if (const auto *m = std::get_if<MoveCall>(&instruction)) args = {m->moveFrom, m->moveTo};
+        else if (const auto *j = std::get_if<JumpFalseCall>(&instruction)) args = {j->condValueIndex};
+        else if (const auto *f = std::get_if<FreeCall>(&instruction)) args = {f->valueIndex};
+        std::set<int32_t> connected; // an out variant names its out tensor twice (out=, and its result)
+        for (int32_t arg : args)
+          for (int32_t t : tensorsOf(arg)) {
+            if (!connected.insert(t).second) continue;
+            std::string value = valueNode(t);
+            if (available.insert(t).second) out << "    " << quote(id) << " -> " << quote(value) << ";\n";
+            else out << "    " << quote(value) << " -> " << quote(id) << ";\n";
+          }
+      }
+    for (int32_t o : plan.outputs)
+      for (int32_t t : tensorsOf(o))
+        out << "    " << quote(valueNode(t)) << " -> " << quote(prefix + "output") << ";\n";
+    if (!plan.outputs.empty())
+      out << "    " << quote(prefix + "output") << " [shape=plaintext, label=\"outputs\"];\n";
+    out << "  }\n";
+  }
+  out << "}\n";
 }
 
 void dumpPteJson(const Program &program, std::ostream &out) {

@@ -24,6 +24,13 @@ namespace exir::pte {
 
 void dumpPteJson(const Program &program, std::ostream &out);
 void dumpPteText(const Program &program, std::ostream &out);
+/// A Graphviz graph per execution plan: instructions (boxes, in order) and the
+/// tensor values they use (ellipses; constants as notes), with the plan's
+/// inputs and outputs. A .pte does not say which arguments a kernel writes, so
+/// the direction is inferred: a tensor that no earlier instruction, plan input
+/// or constant provides is taken as written by the first instruction using it
+/// (an out variant's out argument); every other use reads it.
+void dumpPteDot(const Program &program, std::ostream &out);
 
 /// One value as the text dump shows it: "Int 1", "IntList [%4, %5]",
 /// "Tensor f32[2, 2] dim_order=[0,1] mem=1+32", ...

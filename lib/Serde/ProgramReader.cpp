@@ -324,9 +324,12 @@ InputFormat detectInputFormat(const std::string &path) {
               path, "/");
 }
 
-Program readProgram(const std::string &path) {
-  if (looksLikeZip(path)) return programFromArchive(path);
-  json::Document doc(loadJsonInput(path), path);
+namespace {
+
+/// A program from JSON text already in memory; `path` names it in errors and
+/// gives the base directory of relative data references ("-": the current one).
+Program programFromJsonText(simdjson::padded_string text, const std::string &path) {
+  json::Document doc(std::move(text), path);
   json::Reader r(path);
   json::Object root = r.object(doc.root());
   if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path));
@@ -339,6 +342,20 @@ Program readProgram(const std::string &path) {
   throw Error("neither a program artifact (no 'format') nor a torch.export ExportedProgram "
               "(no 'graph_module')",
               path, "/");
+}
+
+} // namespace
+
+Program readProgram(const std::string &path) {
+  if (looksLikeZip(path)) return programFromArchive(path);
+  return programFromJsonText(loadJsonInput(path), path);
+}
+
+Program readProgramFromText(std::string_view text, const std::string &path) {
+  if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
+    throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
+                path);
+  return programFromJsonText(simdjson::padded_string(text), path);
 }
 
 std::vector<std::pair<std::string, ExportedProgram>> readArchivePrograms(const std::string &path) {

@@ -19,6 +19,7 @@
 #include "IR/IR.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,10 @@ InputFormat detectInputFormat(const std::string &path);
 
 /// Reads any supported input ("-" = stdin, JSON only). Throws exir::Error.
 Program readProgram(const std::string &path);
+
+/// Same as readProgram for JSON text already read (e.g. from stdin, after a
+/// look at its first bytes); `path` names it in errors ("-" = stdin).
+Program readProgramFromText(std::string_view text, const std::string &path);
 
 /// Every ExportedProgram in an archive, named by their member / model:
 /// PT2: model names; legacy zip: "serialized_exported_program"; ETRecord:

@@ -124,3 +124,26 @@ TEST_CASE("formatDouble gives the shortest round-trip form", "[pte][dump]") {
   CHECK(formatBytes("abc") == "\"abc\"");
   CHECK(formatBytes("") == "<empty>");
 }
+
+TEST_CASE("dot dump of the constant add model: constant note, out tensor written once", "[pte][dump][dot]") {
+  std::ostringstream os;
+  dumpPteDot(goldenConstantAddModel(), os);
+  CHECK(os.str() == "digraph pte {\n"
+                    "  rankdir=TB;\n"
+                    "  node [shape=box, fontname=\"monospace\"];\n"
+                    "  subgraph \"cluster_plan0/\" {\n"
+                    "    label=\"forward\";\n"
+                    "    \"plan0/v1\" [shape=ellipse, label=\"%1\\nTensor f32[3] dim_order=[0] mem=1+16\"];\n"
+                    "    \"plan0/input\" -> \"plan0/v1\";\n"
+                    "    \"plan0/input\" [shape=plaintext, label=\"inputs\"];\n"
+                    "    \"plan0/chain0/0\" [label=\"[0] KernelCall aten::add.out(%1, %0, %3, %2, %2)\"];\n"
+                    "    \"plan0/v1\" -> \"plan0/chain0/0\";\n"
+                    "    \"plan0/v0\" [shape=note, label=\"%0\\nTensor f32[] dim_order=[] const=1\"];\n"
+                    "    \"plan0/v0\" -> \"plan0/chain0/0\";\n"
+                    "    \"plan0/v2\" [shape=ellipse, label=\"%2\\nTensor f32[3] dim_order=[0] mem=1+0\"];\n"
+                    "    \"plan0/chain0/0\" -> \"plan0/v2\";\n"
+                    "    \"plan0/v2\" -> \"plan0/output\";\n"
+                    "    \"plan0/output\" [shape=plaintext, label=\"outputs\"];\n"
+                    "  }\n"
+                    "}\n");
+}

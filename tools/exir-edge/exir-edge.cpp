@@ -7,6 +7,7 @@
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <cstdlib>
@@ -54,7 +55,7 @@ int main(int argc, char **argv) {
   std::string input, output = "-", weights;
   std::vector<std::string> methods, constantMethods;
   edge::EdgeOptions options;
-  bool listPasses = false, noVerify = false;
+  bool noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON ('-' = stdout)");
   app.add_option("--method", methods, "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
@@ -72,21 +73,17 @@ int main(int argc, char **argv) {
   app.add_option("--decompositions", options.decompositionFiles,
                  "extra decomposition rules (YAML, see lib/Edge/DECOMPOSITIONS.md), tried before the builtin ones");
   app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
-  app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
-  app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");
-  app.add_flag("--list-passes", listPasses, "list the built-in passes and exit");
+  PassFlags passFlags(app, edge::edgePipelinePasses());
   app.add_flag("--no-verify-each", noVerify, "verify only at the end, not after every pass");
 
   return runTool("exir-edge", app, argc, argv, [&] {
-    if (listPasses) {
-      for (const auto &p : edge::edgePassRegistry()) std::cout << p.name << "  " << p.summary << "\n";
-      return;
-    }
+    if (passFlags.listPasses(std::cout)) return;
+    options.passManager = passFlags.managerOptions();
     options.passManager.verifyEach = !noVerify;
     Program program;
     if (methods.empty()) {
       if (input.empty()) throw Error("no input given (a file, '-', or --method NAME=FILE)");
-      program = readProgramOfStage(input, {Stage::Aten});
+      passFlags.timer().time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Aten}); });
     } else {
       if (!input.empty()) throw Error("give either an input file or --method options, not both");
       for (const auto &spec : methods) {
@@ -126,6 +123,7 @@ int main(int argc, char **argv) {
       program.constantMethods.set(name, parseConstantValues(spec.substr(eq + 1)));
     }
     attributeErrorsTo(source, [&] { edge::toEdge(program, options); });
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
+    passFlags.report(std::cerr, "exir-edge");
   });
 }

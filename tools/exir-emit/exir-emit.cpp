@@ -6,6 +6,7 @@
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <fnmatch.h>
@@ -42,10 +43,22 @@ int main(int argc, char **argv) {
                      "EXTERNAL in the .pte")
           ->expected(0, 1);
   app.add_option("--ptd", ptdPath, "the .ptd file of --external-constants (default: the output with .ptd for .pte)");
+  // Its steps are not passes over the program, so there is no --print-after.
+  PassFlags passFlags(app,
+                      {
+                          {"verify", "check the planned program (stage verifier)"},
+                          {"emit", "planned program -> .pte model: values, instructions, constants"},
+                          {"write-ptd", "write the --external-constants .ptd"},
+                          {"write-pte", "write the .pte (flatbuffer, then the segments)"},
+                      },
+                      /*printAfter=*/false);
 
   return runTool("exir-emit", app, argc, argv, [&] {
+    if (passFlags.listPasses(std::cout)) return;
+    PassTimer &timer = passFlags.timer();
     if (output.empty() && !dumpJson) throw Error("no output given: use -o FILE.pte, -o - or --dump-json");
-    Program program = readProgramOfStage(input, {Stage::Planned});
+    Program program;
+    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}); });
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {
       if (externalFilter.empty()) externalFilter = "*";
@@ -63,8 +76,8 @@ int main(int argc, char **argv) {
     }
     pte::Program pte;
     attributeErrorsTo(input, [&] {
-      verifyProgram(program, Stage::Planned);
-      pte = emit::emitProgram(program, externals ? &*externals : nullptr);
+      timer.time("verify", [&] { verifyProgram(program, Stage::Planned); });
+      timer.time("emit", [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr); });
     });
     // A progress bar on stderr while large weights are copied (shown only on a terminal).
     std::unique_ptr<ProgressBar> bar;
@@ -85,17 +98,22 @@ int main(int argc, char **argv) {
         if (!bar) bar = std::make_unique<ProgressBar>("exir-emit: writing " + ptdPath, total, size_t(64) << 20);
         bar->update(written);
       };
-      writeFileAtomically(ptdPath, [&](std::ostream &out) { ptd::writePtd(data, ptdOptions, out); });
+      timer.time("write-ptd", [&] {
+        writeFileAtomically(ptdPath, [&](std::ostream &out) { ptd::writePtd(data, ptdOptions, out); });
+      });
       bar.reset();
     }
     try {
       if (!output.empty())
-        writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+        timer.time("write-pte", [&] {
+          writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+        });
     } catch (...) {
       std::error_code ignored;
       if (externals && ptdPath != "-") std::filesystem::remove(ptdPath, ignored);
       throw;
     }
     if (dumpJson) pte::dumpPteJson(pte, std::cout);
+    passFlags.report(std::cerr, "exir-emit");
   });
 }

@@ -32,6 +32,18 @@ const std::vector<PassInfo> &edgePassRegistry() {
   return registry;
 }
 
+std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
+  std::vector<std::pair<std::string, std::string>> passes;
+  for (const auto &info : edgePassRegistry()) {
+    if (info.name == "replace-view-ops")
+      passes.emplace_back("check-aten-dialect",
+                          "refuse non-core ATen ops left after decomposition (--allow-non-core); pipeline only");
+    passes.emplace_back(info.name, info.summary);
+  }
+  passes.emplace_back("rewrite", "op-replacement rules of each --rewrite FILE; pipeline only");
+  return passes;
+}
+
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
   // The method's graph and the branches of its cond nodes, located by JSON pointer.

@@ -19,8 +19,13 @@ void checkAtenDialect(Program &program, const std::vector<std::string> &allowNon
 /// Applies op-replacement rules from a YAML file (--rewrite).
 void applyRewriteRules(Program &program, const std::string &rulesPath);
 
-/// Every edge pass known to --pass / --list-passes.
+/// Every edge pass known to --pass.
 const std::vector<PassInfo> &edgePassRegistry();
+
+/// Every pass toEdge can run, in pipeline order, as (name, summary): the
+/// registry plus the steps --pass cannot name (check-aten-dialect, rewrite).
+/// What --list-passes shows and --print-after accepts.
+std::vector<std::pair<std::string, std::string>> edgePipelinePasses();
 
 struct EdgeOptions {
   bool skipDimOrder = false;

@@ -10,12 +10,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/PteModel.h"
+#include "Pte/PteModel.h"
 #include "IR/IR.h"
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace exir::emit {
@@ -31,23 +30,5 @@ std::vector<uint8_t> emittedDimOrder(const std::vector<uint8_t> &graphDimOrder);
 /// view reads past the referenced bytes.
 pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<uint8_t> &dimOrder,
                                    const std::string &what);
-
-/// Blobs deduplicated by their bytes, in first-seen order. Identical file
-/// ranges match without reading; SHA-256 is computed only for a blob whose size
-/// equals an earlier one's, so distinct multi-gigabyte weights are not hashed.
-class DistinctBlobs {
-public:
-  /// Index of an earlier blob with the same bytes, or of `blob`, appended.
-  size_t add(const pte::BlobSource &blob);
-  size_t size() const { return blobs_.size(); }
-  const std::vector<pte::BlobSource> &blobs() const { return blobs_; }
-
-private:
-  const std::string &digest(size_t index);
-
-  std::vector<pte::BlobSource> blobs_;
-  std::vector<std::string> digests_; // lazily computed, "" until needed
-  std::unordered_map<uint64_t, std::vector<size_t>> bySize_;
-};
 
 } // namespace exir::emit

@@ -1,6 +1,7 @@
 //===- Emit/Emitter.cpp - planned program -> pte::Program -----------------===//
 #include "Emit/Emitter.h"
 #include "Emit/ConstantLayout.h"
+#include "Pte/DistinctBlobs.h"
 #include "Ops/OperatorTable.h"
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
@@ -56,7 +57,7 @@ public:
 private:
   pte::Program &out_;
   ExternalConstants *external_;
-  DistinctBlobs distinct_;
+  pte::DistinctBlobs distinct_;
 };
 
 std::string jsonTreespecToCompact(const nlohmann::json &node, size_t &leaves) {

@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "Emit/FlatTensor.h"
-#include "Emit/PteModel.h"
+#include "Pte/FlatTensor.h"
+#include "Pte/PteModel.h"
 #include "IR/IR.h"
 
 #include <functional>

@@ -591,6 +591,25 @@ void printProgram(std::ostream &os, const Program &program, const PrintOptions &
       os << "\n";
     }
   }
+  if (!program.constantMethods.empty()) {
+    // Upstream's constant_methods: each returns its values, as Python prints them.
+    os << "\nConstant methods:\n";
+    for (const auto &[name, values] : program.constantMethods) {
+      os << "  " << name << "() -> (";
+      for (size_t i = 0; i < values.size(); ++i) {
+        const ConstantValue &v = values[i];
+        os << (i ? ", " : "");
+        switch (v.kind) {
+        case ConstantValue::Kind::None: os << "None"; break;
+        case ConstantValue::Kind::Int: os << v.intValue; break;
+        case ConstantValue::Kind::Float: os << pyFloat(v.floatValue); break;
+        case ConstantValue::Kind::String: os << pyString(v.stringValue); break;
+        case ConstantValue::Kind::Bool: os << (v.intValue ? "True" : "False"); break;
+        }
+      }
+      os << (values.size() == 1 ? ",)" : ")") << "\n";
+    }
+  }
   if (!program.constants.empty()) {
     os << "\nConstants:\n";
     for (const auto &[fqn, c] : program.constants) {
@@ -624,9 +643,14 @@ void printProgram(std::ostream &os, const Program &program, const PrintOptions &
 }
 
 void printDot(std::ostream &os, const Program &program) {
+  // A DOT string: quotes and backslashes escaped, each '\n' a centred line break.
   auto quote = [](const std::string &s) {
     std::string out = "\"";
     for (char c : s) {
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
       if (c == '"' || c == '\\') out += '\\';
       out += c;
     }
@@ -643,7 +667,7 @@ void printDot(std::ostream &os, const Program &program) {
       for (const auto &n : names) {
         std::string id = method + "/in/" + n;
         std::string label = n;
-        if (const TensorMeta *meta = g.tensorValues.find(n)) label += "\\n" + tensorAnnotation(*meta);
+        if (const TensorMeta *meta = g.tensorValues.find(n)) label += "\n" + tensorAnnotation(*meta);
         os << "    " << quote(id) << " [shape=ellipse, label=" << quote(label) << "];\n";
         producer[n] = id;
       }
@@ -654,10 +678,16 @@ void printDot(std::ostream &os, const Program &program) {
       OpTarget t = parseTarget(node.target);
       std::string op = t.dialect == TargetDialect::Other ? node.target : t.qualifiedName();
       std::string label = node.displayName() + " = " + op;
+      // A delegate call names its lowered module (first argument) and backend.
+      if (node.target == kDelegateTarget && !node.inputs.empty()) {
+        const std::string &module = node.inputs[0].arg.name;
+        label += "\n" + module;
+        if (const Delegate *d = program.delegates.find(module)) label += " (" + d->backendId + ")";
+      }
       std::vector<std::string> outs;
       for (const auto &o : node.outputs) o.collectTensorNames(outs);
       for (const auto &n : outs) {
-        if (const TensorMeta *meta = g.tensorValues.find(n)) label += "\\n" + tensorAnnotation(*meta);
+        if (const TensorMeta *meta = g.tensorValues.find(n)) label += "\n" + tensorAnnotation(*meta);
         producer[n] = id;
       }
       os << "    " << quote(id) << " [label=" << quote(label) << "];\n";

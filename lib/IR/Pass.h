@@ -47,11 +47,29 @@ private:
   std::function<void(Program &)> fn_;
 };
 
+/// Wall time per pass over a whole tool run (several pass managers, or steps
+/// timed by hand), reported like LLVM's -time-passes: one line per pass name,
+/// runs of the same pass summed, the slowest first, then the total.
+class PassTimer {
+public:
+  void add(const std::string &pass, double milliseconds);
+  /// Runs `work` and adds its wall time under `pass`.
+  void time(const std::string &pass, const std::function<void()> &work);
+  /// The report; `title` names the tool ("exir-edge").
+  void print(std::ostream &os, const std::string &title) const;
+  /// (pass, milliseconds) in first-run order, runs of a pass summed.
+  const std::vector<std::pair<std::string, double>> &entries() const { return entries_; }
+
+private:
+  std::vector<std::pair<std::string, double>> entries_;
+};
+
 struct PassManagerOptions {
   bool verifyEach = true;
   std::vector<std::string> printAfter; // pass names, or "all"
   bool timePasses = false;
   std::ostream *printStream = nullptr; // where --print-after output goes (stderr by default)
+  PassTimer *timer = nullptr;          // with timePasses, also collects the times here
 };
 
 class PassManager {

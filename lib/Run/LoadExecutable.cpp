@@ -1,5 +1,5 @@
 //===- Run/LoadExecutable.cpp - A .pte or any program input, by content ---===//
-#include "Emit/PteReader.h"
+#include "Pte/PteReader.h"
 #include "Run/Interpreter.h"
 #include "Serde/ExportJson.h"
 #include "Serde/ProgramJson.h"

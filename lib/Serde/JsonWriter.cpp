@@ -255,4 +255,62 @@ void appendJsonString(std::string &out, std::string_view s) {
   out += '"';
 }
 
+std::string indentJson(std::string_view json, int indent) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 4);
+  int depth = 0;
+  auto newline = [&] {
+    out += '\n';
+    out.append(size_t(depth * indent), ' ');
+  };
+  auto nextNonSpace = [&](size_t i) {
+    while (i < json.size() && (json[i] == ' ' || json[i] == '\n' || json[i] == '\t' || json[i] == '\r')) ++i;
+    return i;
+  };
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    switch (c) {
+    case '"': {
+      size_t end = i + 1;
+      while (end < json.size() && json[end] != '"') end += json[end] == '\\' ? 2 : 1;
+      out.append(json.substr(i, std::min(end, json.size() - 1) - i + 1));
+      i = end;
+      break;
+    }
+    case '{':
+    case '[': {
+      size_t next = nextNonSpace(i + 1);
+      if (next < json.size() && (json[next] == '}' || json[next] == ']')) {
+        out += c;
+        out += json[next];
+        i = next;
+        break;
+      }
+      out += c;
+      ++depth;
+      newline();
+      break;
+    }
+    case '}':
+    case ']':
+      --depth;
+      newline();
+      out += c;
+      break;
+    case ',':
+      out += ',';
+      newline();
+      break;
+    case ':': out += ": "; break;
+    case ' ':
+    case '\n':
+    case '\t':
+    case '\r': break;
+    default: out += c;
+    }
+  }
+  out += '\n';
+  return out;
+}
+
 } // namespace exir

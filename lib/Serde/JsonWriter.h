@@ -95,4 +95,9 @@ void appendPythonFloatRepr(std::string &out, double v);
 /// Appends a JSON string literal with Python's ensure_ascii escaping.
 void appendJsonString(std::string &out, std::string_view s);
 
+/// `json` (valid JSON, e.g. this writer's output) re-indented for reading: one
+/// member or element per line, `indent` spaces per level, empty containers kept
+/// as {} and []. Strings and numbers are copied unchanged.
+std::string indentJson(std::string_view json, int indent = 2);
+
 } // namespace exir

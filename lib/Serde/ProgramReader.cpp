@@ -293,6 +293,18 @@ simdjson::padded_string loadJsonInput(const std::string &path) {
   if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
     throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
                 path);
+  // Binary input (a .pte, .ptd or anything else that is not text) would otherwise
+  // be reported as a JSON syntax error at byte 0, which hides what went wrong.
+  size_t first = 0;
+  auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (first < text.size() && isSpace(text.data()[first])) ++first;
+  if (first < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text.data()[first]);
+    if (c < 0x20 || c >= 0x80 || c == '<')
+      throw Error("neither JSON nor a known binary format: expected a program artifact or torch.export "
+                  "JSON, a .pt2 archive, or (for exir-inspect and exir-run) a .pte",
+                  path, "byte " + std::to_string(first));
+  }
   return text;
 }
 
@@ -318,18 +330,13 @@ InputFormat detectInputFormat(const std::string &path) {
               path, "/");
 }
 
-Program readProgram(const std::string &path) {
-  InputFormat format;
-  return readProgram(path, format);
-}
+namespace {
 
-Program readProgram(const std::string &path, InputFormat &format) {
-  if (looksLikeZip(path)) {
-    Program p = programFromArchive(path);
-    format = detectInputFormat(path);
-    return p;
-  }
-  json::Document doc(loadJsonInput(path), path);
+/// A program from JSON text already in memory; `path` names it in errors and
+/// gives the base directory of relative data references ("-": the current one).
+Program programFromJsonText(simdjson::padded_string text, const std::string &path, InputFormat &format) {
+  checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
+  json::Document doc(std::move(text), path);
   json::Reader r(path);
   json::Object root = r.object(doc.root());
   format = InputFormat::ArtifactJson;
@@ -344,6 +351,30 @@ Program readProgram(const std::string &path, InputFormat &format) {
   throw Error("neither a program artifact (no 'format') nor a torch.export ExportedProgram "
               "(no 'graph_module')",
               path, "/");
+}
+
+} // namespace
+
+Program readProgram(const std::string &path) {
+  InputFormat format;
+  return readProgram(path, format);
+}
+
+Program readProgram(const std::string &path, InputFormat &format) {
+  if (looksLikeZip(path)) {
+    Program p = programFromArchive(path);
+    format = detectInputFormat(path);
+    return p;
+  }
+  return programFromJsonText(loadJsonInput(path), path, format);
+}
+
+Program readProgramFromText(std::string_view text, const std::string &path) {
+  if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
+    throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
+                path);
+  InputFormat format;
+  return programFromJsonText(simdjson::padded_string(text), path, format);
 }
 
 std::vector<std::pair<std::string, ExportedProgram>> readArchivePrograms(const std::string &path) {

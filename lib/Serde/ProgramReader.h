@@ -47,6 +47,10 @@ Program readProgram(const std::string &path, InputFormat &format);
 /// gets when the stage before it failed.
 void checkInputNotEmpty(std::string_view bytes, const std::string &path);
 
+/// Same as readProgram for JSON text already read (e.g. from stdin, after a
+/// look at its first bytes); `path` names it in errors ("-" = stdin).
+Program readProgramFromText(std::string_view text, const std::string &path);
+
 /// Every ExportedProgram in an archive, named by their member / model:
 /// PT2: model names; legacy zip: "serialized_exported_program"; ETRecord:
 /// "edge_dialect_exported_program", "exported_program", "aten_dialect_output/<method>".

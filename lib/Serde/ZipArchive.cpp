@@ -109,7 +109,9 @@ bool looksLikeZip(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+  // A local file header, or the end-of-directory record of an archive with no members.
+  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' &&
+         ((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6));
 }
 
 } // namespace exir

@@ -4,7 +4,8 @@
 A case is one line:  INPUT | COMMAND | EXIT | MESSAGE
   INPUT    a file under testdata/bad (or "-" when the command needs none)
   COMMAND  a shell command; {in} is the input's path, {out} a path in an empty
-           scratch directory, {dir} that directory, {shared} ../shared
+           scratch directory, {dir} that directory, {shared} ../shared,
+           {testdata} the repository's testdata/ (for valid companion inputs)
   EXIT     the expected exit status (1 bad input, 2 usage)
   MESSAGE  text that stderr must contain (case-sensitive)
 Lines starting with '#' and blank lines are ignored.
@@ -66,7 +67,8 @@ def run_case(case, bad_dir, shared_dir, timeout):
                    .replace("{out}", shlex_quote(os.path.join(scratch, "out")))
                    .replace("{existing}", shlex_quote(existing))
                    .replace("{dir}", shlex_quote(scratch))
-                   .replace("{shared}", shlex_quote(shared_dir)))
+                   .replace("{shared}", shlex_quote(shared_dir))
+                   .replace("{testdata}", shlex_quote(os.path.dirname(bad_dir))))
         before = snapshot(scratch)
         try:
             proc = subprocess.run(["bash", "-c", command], cwd=scratch, capture_output=True,

@@ -132,17 +132,3 @@ TEST_CASE("a view that reads past its data reference names the constant", "[emit
   CHECK_FALSE(view({2}, {-1}, 0).storageBytesNeeded());
   CHECK_FALSE(view({2, 2}, {1}, 0).storageBytesNeeded());
 }
-
-TEST_CASE("DistinctBlobs hashes only blobs of equal size", "[emit][constants]") {
-  emit::DistinctBlobs blobs;
-  // Unreadable paths prove that nothing is read: distinct sizes never hash,
-  // and the same file range matches without reading.
-  CHECK(blobs.add(BlobSource::fromFile("/nonexistent/a", 0, 16)) == 0);
-  CHECK(blobs.add(BlobSource::fromFile("/nonexistent/a", 64, 32)) == 1);
-  CHECK(blobs.add(BlobSource::fromFile("/nonexistent/a", 0, 16)) == 0);
-  // Equal sizes compare bytes.
-  CHECK(blobs.add(BlobSource::fromBytes("abcd")) == 2);
-  CHECK(blobs.add(BlobSource::fromBytes("abce")) == 3);
-  CHECK(blobs.add(BlobSource::fromBytes("abcd")) == 2);
-  CHECK(blobs.size() == 4);
-}

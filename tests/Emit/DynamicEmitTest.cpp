@@ -13,7 +13,7 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 #include "../IR/GraphBuilder.h"
-#include "PteTestUtil.h"
+#include "Pte/PteTestUtil.h"
 
 #include <catch2/catch.hpp>
 

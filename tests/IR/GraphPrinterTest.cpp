@@ -199,3 +199,44 @@ TEST_CASE("printer: sympy sizes as torch shows them, cond branches as nested cla
                                    "                return (relu,)\n\n"
                                    "        class false_graph_0(torch.nn.Module):\n"));
 }
+
+TEST_CASE("dot: labels break lines, delegate calls name their lowered module", "[printer][dot]") {
+  GraphBuilder b;
+  b.input("x", ScalarType::Float, {2});
+  Node &call = b.call(kDelegateTarget, {pos("", Argument::string("lowered_module_0")), pos("", T("x"))}, "y",
+                      ScalarType::Float, {2});
+  call.name = "executorch_call_delegate";
+  b.output("y");
+  Program p = programOf(b.ep, Stage::Delegated);
+  Delegate d;
+  d.backendId = "BackendWithCompilerDemo";
+  p.delegates.set("lowered_module_0", d);
+  std::ostringstream os;
+  printDot(os, p);
+  std::string dot = os.str();
+  // One DOT escape per line break: Graphviz shows "x" and "f32[2]" on two lines.
+  CHECK_THAT(dot, Catch::Contains("label=\"x\\nf32[2]\""));
+  CHECK(dot.find("\\\\n") == std::string::npos);
+  CHECK_THAT(dot, Catch::Contains("\\nlowered_module_0 (BackendWithCompilerDemo)\\nf32[2]\""));
+}
+
+TEST_CASE("printer: constant methods with their values", "[printer]") {
+  GraphBuilder b;
+  b.input("x", ScalarType::Float, {2});
+  b.output("x");
+  Program p = programOf(b.ep, Stage::Edge);
+  ConstantValue n, f, t, s;
+  n.kind = ConstantValue::Kind::Int;
+  n.intValue = 128;
+  f.kind = ConstantValue::Kind::Float;
+  f.floatValue = 0.5;
+  t.kind = ConstantValue::Kind::Bool;
+  t.intValue = 1;
+  s.kind = ConstantValue::Kind::String;
+  s.stringValue = "hi";
+  p.constantMethods.set("get_max_seq_len", {n});
+  p.constantMethods.set("meta", {f, t, s});
+  std::ostringstream os;
+  printProgram(os, p);
+  CHECK_THAT(os.str(), Catch::Contains("\nConstant methods:\n  get_max_seq_len() -> (128,)\n  meta() -> (0.5, True, 'hi')\n"));
+}

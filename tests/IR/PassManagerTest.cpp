@@ -121,3 +121,44 @@ TEST_CASE("print-after all and time-passes", "[pass]") {
   CHECK(pm.timings()[1].first == "b");
   CHECK(pm.timings()[0].second >= 0.0);
 }
+
+TEST_CASE("a PassTimer sums the runs of a pass over several pass managers", "[pass][time-passes]") {
+  PassTimer timer;
+  PassManagerOptions options;
+  options.timePasses = true;
+  options.timer = &timer;
+  Program p = reluProgram();
+  for (int round = 0; round < 2; ++round) {
+    PassManager pm(options, structural);
+    pm.add(std::make_unique<FunctionPass>("first", [](Program &) {}));
+    pm.add(std::make_unique<FunctionPass>("second", [](Program &) {}));
+    pm.run(p);
+  }
+  timer.time("by-hand", [] {});
+  // The verifier that runs after each pass is timed too, as one entry.
+  REQUIRE(timer.entries().size() == 4);
+  CHECK(timer.entries()[0].first == "first");
+  CHECK(timer.entries()[1].first == "(verifier after each pass)");
+  CHECK(timer.entries()[2].first == "second");
+  CHECK(timer.entries()[3].first == "by-hand");
+}
+
+TEST_CASE("the time-passes report lists every pass, the slowest first, and the total", "[pass][time-passes]") {
+  PassTimer timer;
+  timer.add("fast", 0.5);
+  timer.add("slow", 3.0);
+  timer.add("fast", 0.5); // a second run of the same pass
+  std::ostringstream out;
+  timer.print(out, "exir-test");
+  std::string text = out.str();
+  CHECK_THAT(text, Catch::Contains("... Pass execution timing report (exir-test) ..."));
+  CHECK_THAT(text, Catch::Contains("Total Execution Time: 4.000 ms"));
+  auto slow = text.find("      3.000 ( 75.0%)  slow\n");
+  auto fast = text.find("      1.000 ( 25.0%)  fast\n");
+  auto total = text.find("      4.000 (100.0%)  Total\n");
+  REQUIRE(slow != std::string::npos);
+  REQUIRE(fast != std::string::npos);
+  REQUIRE(total != std::string::npos);
+  CHECK(slow < fast);
+  CHECK(fast < total);
+}

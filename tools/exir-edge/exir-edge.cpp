@@ -11,6 +11,7 @@
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <algorithm>
@@ -92,7 +93,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> methods, addMethods, constantMethods;
   edge::EdgeOptions options;
   std::vector<std::string> describeOps, opLibraries;
-  bool listPasses = false, noVerifyEach = false, noVerify = false;
+  bool noVerifyEach = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON (default '-' = stdout)");
   app.add_option("--method", methods,
@@ -118,9 +119,7 @@ int main(int argc, char **argv) {
   app.add_option("--decompositions", options.decompositionFiles,
                  "extra decomposition rules (YAML, see lib/Edge/DECOMPOSITIONS.md), tried before the builtin ones");
   app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
-  app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
-  app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");
-  app.add_flag("--list-passes", listPasses, "list the built-in passes and exit");
+  PassFlags passFlags(app, edge::edgePipelinePasses());
   app.add_option("--describe-op", describeOps,
                  "OP: print what the tools know about OP (aten::sigmoid, aten::add.Tensor, sigmoid): schema, core ATen "
                  "or not, out variant, decomposition, the dtype rows --edge-yaml / edge.yaml allow; then exit");
@@ -130,10 +129,7 @@ int main(int argc, char **argv) {
                "_check_ir_validity=False; structural checks still run");
 
   return runTool("exir-edge", app, argc, argv, [&] {
-    if (listPasses) {
-      for (const auto &p : edge::edgePassRegistry()) std::cout << p.name << "  " << p.summary << "\n";
-      return;
-    }
+    if (passFlags.listPasses(std::cout)) return;
     if (!describeOps.empty()) {
       Program none;
       addOpLibraries(none, opLibraries);
@@ -156,6 +152,7 @@ int main(int argc, char **argv) {
         std::cout << (i ? "\n" : "") << edge::describeOp(describeOps[i], layers, decompositions);
       return;
     }
+    options.passManager = passFlags.managerOptions();
     options.passManager.verifyEach = !noVerifyEach;
     if (noVerify) {
       edge::setIrValidityChecks(false);
@@ -169,8 +166,10 @@ int main(int argc, char **argv) {
       if (input.empty()) throw UsageError("no input given (a file, '-', or --add-method NAME=FILE)");
       // An Edge artifact is accepted for the user's passes alone (--pass, --rewrite).
       bool userPasses = !options.rewriteRules.empty() || !options.extraPasses.empty();
-      program = userPasses ? readProgramOfStage(input, {Stage::Aten, Stage::Edge})
-                           : readProgramOfStage(input, {Stage::Aten});
+      passFlags.timer().time("(read input)", [&] {
+        program = userPasses ? readProgramOfStage(input, {Stage::Aten, Stage::Edge})
+                             : readProgramOfStage(input, {Stage::Aten});
+      });
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {
@@ -216,6 +215,7 @@ int main(int argc, char **argv) {
       if (program.stage == Stage::Edge) edge::runUserPassesOnEdge(program, options);
       else edge::toEdge(program, options);
     });
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
+    passFlags.report(std::cerr, "exir-edge");
   });
 }

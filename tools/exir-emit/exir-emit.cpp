@@ -1,11 +1,12 @@
 //===- tools/exir-emit/exir-emit.cpp - planned program -> .pte ------------===//
 #include "Emit/Emitter.h"
-#include "Emit/PteDump.h"
-#include "Emit/PteWriter.h"
+#include "Pte/PteDump.h"
+#include "Pte/PteWriter.h"
 #include "IR/Verifier.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <fnmatch.h>
@@ -53,8 +54,19 @@ int main(int argc, char **argv) {
                      "EXTERNAL in the .pte")
           ->expected(0, 1);
   app.add_option("--ptd", ptdPath, "the .ptd file of --external-constants (default: the output with .ptd for .pte)");
+  // Its steps are not passes over the program, so there is no --print-after.
+  PassFlags passFlags(app,
+                      {
+                          {"verify", "check the planned program (stage verifier)"},
+                          {"emit", "planned program -> .pte model: values, instructions, constants"},
+                          {"write-ptd", "write the --external-constants .ptd"},
+                          {"write-pte", "write the .pte (flatbuffer, then the segments)"},
+                      },
+                      /*printAfter=*/false);
 
   return runTool("exir-emit", app, argc, argv, [&] {
+    if (passFlags.listPasses(std::cout)) return;
+    PassTimer &timer = passFlags.timer();
     // Like every tool, the default output is stdout; a binary .pte is not sent to a terminal.
     if (output.empty() && !dumpJson) output = "-";
     if (output == "-" && dumpJson) throw UsageError("--dump-json prints to stdout: write the .pte with -o FILE.pte");
@@ -64,7 +76,8 @@ int main(int argc, char **argv) {
       throw UsageError("--ptd is only meaningful with --external-constants");
     if (external->count() > 0 && ptdPath.empty() && (output.empty() || output == "-"))
       throw UsageError("--external-constants writing to stdout needs --ptd FILE");
-    Program program = readProgramOfStage(input, {Stage::Planned});
+    Program program;
+    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}); });
     addOpLibraries(program, opLibraries);
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {
@@ -80,8 +93,8 @@ int main(int argc, char **argv) {
     }
     pte::Program pte;
     attributeErrorsTo(input, [&] {
-      verifyProgram(program, Stage::Planned);
-      pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions);
+      timer.time("verify", [&] { verifyProgram(program, Stage::Planned); });
+      timer.time("emit", [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
     });
     // A progress bar on stderr while large weights are copied (shown only on a terminal).
     std::unique_ptr<ProgressBar> bar;
@@ -102,17 +115,22 @@ int main(int argc, char **argv) {
         if (!bar) bar = std::make_unique<ProgressBar>("exir-emit: writing " + ptdPath, total, size_t(64) << 20);
         bar->update(written);
       };
-      writeFileAtomically(ptdPath, [&](std::ostream &out) { ptd::writePtd(data, ptdOptions, out); });
+      timer.time("write-ptd", [&] {
+        writeFileAtomically(ptdPath, [&](std::ostream &out) { ptd::writePtd(data, ptdOptions, out); });
+      });
       bar.reset();
     }
     try {
       if (!output.empty())
-        writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+        timer.time("write-pte", [&] {
+          writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+        });
     } catch (...) {
       std::error_code ignored;
       if (externals && ptdPath != "-") std::filesystem::remove(ptdPath, ignored);
       throw;
     }
     if (dumpJson) pte::dumpPteJson(pte, std::cout);
+    passFlags.report(std::cerr, "exir-emit");
   });
 }

@@ -11,6 +11,7 @@
 #include "Partition/PartitionerRegistry.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <iostream>
@@ -56,6 +57,11 @@ int main(int argc, char **argv) {
   std::vector<std::string> opLibraries;
   addOpLibraryOption(app, opLibraries);
   app.add_flag("-v,--verbose", verbose, "print each delegate created on stderr");
+  PassFlags passFlags(app, {
+      {"compose-lowered", "flow 2: bind each --lowered NAME=FILE module to the delegate calls that name it"},
+      {"whole-module", "flow 1: lower each method whole to the --whole-module backend"},
+      {"partition", "flow 3: delegate what the --partitioner tags, one delegate call per partition"},
+  });
 
   return runTool("exir-partition", app, argc, argv, [&] {
     if (listBackends || listPartitioners) {
@@ -67,6 +73,7 @@ int main(int argc, char **argv) {
           std::cout << name << "  " << summary << "\n";
       return;
     }
+    if (passFlags.listPasses(std::cout)) return;
     if (!wholeModule.empty() && !partitionerSpec.empty())
       throw UsageError("give either --whole-module or --partitioner, not both");
     if (wholeModule.empty() && partitionerSpec.empty() && lowered.empty())
@@ -102,21 +109,36 @@ int main(int argc, char **argv) {
       modules.emplace_back(binding.substr(0, eq), readProgramOfStage(file, {Stage::Delegated}));
     }
 
-    Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    Program program;
+    passFlags.timer().time("(read input)",
+                           [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     addOpLibraries(program, opLibraries);
     LoweringReport report;
     attributeErrorsTo(input, [&] {
-      for (const auto &[name, module] : modules) composeLoweredModule(program, name, module, report);
-      if (!wholeModule.empty()) lowerWholeProgram(program, wholeModule, specs, options, report);
-      if (partitioner) partitionProgram(program, *partitioner, options, report);
-      verifyDelegatedProgram(program);
+      // verifyDelegatedProgram checks the result once, at the end.
+      PassManager pm(passFlags.managerOptions(), nullptr);
+      if (!modules.empty())
+        pm.add(std::make_unique<FunctionPass>("compose-lowered", [&](Program &p) {
+          for (const auto &[name, module] : modules) composeLoweredModule(p, name, module, report);
+        }));
+      if (!wholeModule.empty())
+        pm.add(std::make_unique<FunctionPass>(
+            "whole-module", [&](Program &p) { lowerWholeProgram(p, wholeModule, specs, options, report); }));
+      if (partitioner)
+        pm.add(std::make_unique<FunctionPass>(
+            "partition", [&](Program &p) { partitionProgram(p, *partitioner, options, report); }));
+      pm.run(program);
+      passFlags.timer().time("(verifier)", [&] { verifyDelegatedProgram(program); });
     });
     for (const auto &w : report.warnings) std::cerr << "exir-partition: warning: " << w << "\n";
     if (verbose)
       for (const auto &line : report.delegatesCreated) std::cerr << "exir-partition: " << line << "\n";
     if (partitioner && report.delegatesCreated.empty())
       std::cerr << "exir-partition: warning: " << partitioner->name() << " found nothing to delegate\n";
-    storeDelegateBlobs(program, output, inlineLimit);
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] {
+      storeDelegateBlobs(program, output, inlineLimit);
+      writeProgram(program, output);
+    });
+    passFlags.report(std::cerr, "exir-partition");
   });
 }

@@ -14,6 +14,7 @@
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <iostream>
@@ -55,6 +56,14 @@ int main(int argc, char **argv) {
   app.add_flag("--report", report, "print the plan report (bytes, lower bound, ratio, biggest tensors) to stderr");
   app.add_option("--report-svg", svgPath, "draw the plan as SVG (time x address, one box per tensor)");
   app.add_option("--trace", tracePath, "write the plan in Chrome trace format (open in chrome://tracing or Perfetto)");
+  PassFlags passFlags(app, {
+      {"remove-graph-asserts", "drop the runtime asserts torch.export records (RemoveGraphAssertsPass)"},
+      {"bound-data-dependent-sizes", "upper bounds for data-dependent sizes (nonzero), so they can be planned"},
+      {"insert-buffer-write-back", "copy mutated buffers back at the end of each method"},
+      {"views-to-aliases", "static view_copy ops -> free memory.view aliases (off with --keep-view-copies)"},
+      {"to-out-variant", "functional ops -> out variants with memory.alloc outputs"},
+      {"plan-memory", "lifetimes and placement of every tensor (--algo); the program becomes stage planned"},
+  });
 
   return runTool("exir-plan", app, argc, argv, [&] {
     if (noVerify) {
@@ -72,6 +81,7 @@ int main(int argc, char **argv) {
       if (id < 1) throw UsageError("--mem-id arena ids start at 1, got '" + spec + "'");
       options.memIds[kind] = uint32_t(id);
     }
+    if (passFlags.listPasses(std::cout)) return;
     plan::checkAlignment(options.alignment);
     if (verifyOnly) {
       Program planned = readProgramOfStage(input, {Stage::Planned});
@@ -82,7 +92,9 @@ int main(int argc, char **argv) {
       });
       return;
     }
-    Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
+    Program program;
+    passFlags.timer().time("(read input)",
+                           [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
@@ -95,16 +107,23 @@ int main(int argc, char **argv) {
         edge::verifyEdgeProgram(program, rules);
       }
       partition::requireResolvedCalls(program);
-      plan::removeGraphAsserts(program);
-      plan::boundDataDependentSizes(program);
-      plan::insertBufferWriteBack(program);
+      // No verifier between these passes: the program is planned only at the end.
+      PassManager pm(passFlags.managerOptions(), nullptr);
+      auto add = [&](const char *name, std::function<void(Program &)> fn) {
+        pm.add(std::make_unique<FunctionPass>(name, std::move(fn)));
+      };
+      add("remove-graph-asserts", plan::removeGraphAsserts);
+      add("bound-data-dependent-sizes", plan::boundDataDependentSizes);
+      add("insert-buffer-write-back", plan::insertBufferWriteBack);
       // Views first, as upstream: they are recognised as functional view_copy ops.
-      if (!keepViews) plan::viewsToAliases(program);
-      plan::toOutVariant(program);
-      details = plan::planProgram(program, options);
-      verifyProgram(program, Stage::Planned);
+      if (!keepViews) add("views-to-aliases", plan::viewsToAliases);
+      add("to-out-variant", plan::toOutVariant);
+      add("plan-memory", [&](Program &p) { details = plan::planProgram(p, options); });
+      pm.run(program);
+      passFlags.timer().time("(verifier)", [&] { verifyProgram(program, Stage::Planned); });
     });
-    writeProgram(program, output);
+    passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
+    passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {
       std::string svg, trace;

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
   std::string input, output = "-", weights;
   std::vector<std::string> methods, constantMethods;
   edge::EdgeOptions options;
-  bool listPasses = false, noVerify = false;
+  bool listPasses = false, noVerify = false, verifyEach = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON ('-' = stdout)");
   app.add_option("--method", methods, "NAME=FILE: add a method from FILE (repeatable; several methods in one program)");
@@ -75,14 +75,18 @@ int main(int argc, char **argv) {
   app.add_option("--print-after", options.passManager.printAfter, "print the program after PASS (or 'all') to stderr");
   app.add_flag("--time-passes", options.passManager.timePasses, "report time per pass on stderr");
   app.add_flag("--list-passes", listPasses, "list the built-in passes and exit");
-  app.add_flag("--no-verify-each", noVerify, "verify only at the end, not after every pass");
+  CLI::Option *verifyEachFlag = app.add_flag("--verify-each", verifyEach,
+               "also verify after every pass, naming the pass that broke the program (the default verifies the "
+               "input and the result only)");
+  app.add_flag("--no-verify-each", noVerify, "verify only the input and the result (the default)")
+      ->excludes(verifyEachFlag);
 
   return runTool("exir-edge", app, argc, argv, [&] {
     if (listPasses) {
       for (const auto &p : edge::edgePassRegistry()) std::cout << p.name << "  " << p.summary << "\n";
       return;
     }
-    options.passManager.verifyEach = !noVerify;
+    options.passManager.verifyEach = verifyEach;
     Program program;
     if (methods.empty()) {
       if (input.empty()) throw Error("no input given (a file, '-', or --method NAME=FILE)");

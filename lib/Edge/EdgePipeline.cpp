@@ -50,15 +50,15 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node &node = g.nodes[i];
-      std::string nodeLoc = graphLoc + "/nodes/" + std::to_string(i);
+      auto nodeLoc = [&] { return graphLoc + "/nodes/" + std::to_string(i); }; // built only when needed
       for (size_t a = 0; a < node.inputs.size(); ++a)
         if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-          check(*node.inputs[a].arg.graph, nodeLoc + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
+          check(*node.inputs[a].arg.graph, nodeLoc() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
       if (parseTarget(node.target).dialect != TargetDialect::Edge) continue;
       if (auto violation = rules.check(g, node)) {
         std::string frame = userFrame(node);
         throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
-                    nodeLoc + " (" + node.displayName() + ")");
+                    nodeLoc() + " (" + node.displayName() + ")");
       }
     }
   };

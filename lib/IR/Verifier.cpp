@@ -62,41 +62,43 @@ void verifyCond(const Node &node, const std::string &where) {
 
 void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta) {
   std::unordered_set<std::string> defined;
-  auto define = [&](const std::string &name, const std::string &where) {
+  defined.reserve(graph.nodes.size() + graph.inputs.size());
+  // Locations are built only for an error: a 100k-node graph would build 100k strings.
+  auto define = [&](const std::string &name, const auto &where) {
     if (name.empty()) return;
     if (!defined.insert(name).second)
-      throw Error("value '" + name + "' is defined twice", {}, where);
+      throw Error("value '" + name + "' is defined twice", {}, where());
     if (requireMeta && !graph.tensorValues.contains(name) && !graph.symIntValues.contains(name) &&
         !graph.symBoolValues.contains(name) && !graph.symFloatValues.contains(name) &&
         !graph.customObjValues.contains(name))
-      throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where);
+      throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where());
   };
+  std::vector<std::string> names;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    std::vector<std::string> names;
+    names.clear();
     collectDefinedNames(graph.inputs[i], names);
-    for (const auto &n : names)
-      define(n, graphLoc + "/inputs/" + std::to_string(i));
+    for (const std::string &n : names) define(n, [&] { return graphLoc + "/inputs/" + std::to_string(i); });
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
-    std::string where = nodeLocation(graphLoc, i, node);
-    if (node.target.empty()) throw Error("node has an empty target", {}, where);
+    auto where = [&] { return nodeLocation(graphLoc, i, node); };
+    if (node.target.empty()) throw Error("node has an empty target", {}, where());
     // A subgraph has its own values: its inputs are bound to the node's operands.
     for (size_t a = 0; a < node.inputs.size(); ++a)
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        verifyGraph(*node.inputs[a].arg.graph, subgraphLocation(where, a), requireMeta);
-    if (node.target == "torch.ops.higher_order.cond") verifyCond(node, where);
+        verifyGraph(*node.inputs[a].arg.graph, subgraphLocation(where(), a), requireMeta);
+    if (node.target == "torch.ops.higher_order.cond") verifyCond(node, where());
     for (size_t a = 0; a < node.inputs.size(); ++a) {
-      std::vector<std::string> uses;
-      node.inputs[a].arg.collectValueNames(uses);
-      for (const auto &u : uses)
+      names.clear();
+      node.inputs[a].arg.collectValueNames(names);
+      for (const auto &u : names)
         if (!defined.count(u))
           throw Error("uses '" + u + "' before it is defined (argument '" + node.inputs[a].name +
                           "'; graph not in topological order or value missing)",
-                      {}, where + "/inputs/" + std::to_string(a));
+                      {}, where() + "/inputs/" + std::to_string(a));
     }
     for (const auto &out : node.outputs) {
-      std::vector<std::string> names;
+      names.clear();
       collectDefinedNames(out, names);
       for (const auto &n : names) define(n, where);
     }
@@ -125,14 +127,14 @@ void verifyStageRules(const Graph &graph, const std::string &graphLoc, Stage sta
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
     OpTarget t = parseTarget(node.target);
-    std::string where = nodeLocation(graphLoc, i, node);
+    auto where = [&] { return nodeLocation(graphLoc, i, node); }; // built only for an error
     for (size_t a = 0; a < node.inputs.size(); ++a)
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        verifyStageRules(*node.inputs[a].arg.graph, subgraphLocation(where, a), stage);
+        verifyStageRules(*node.inputs[a].arg.graph, subgraphLocation(where(), a), stage);
     switch (stage) {
     case Stage::Aten:
       if (t.dialect == TargetDialect::Edge || t.dialect == TargetDialect::MemoryAlloc)
-        throw Error("edge/executorch op '" + node.target + "' in an ATen-dialect program", {}, where);
+        throw Error("edge/executorch op '" + node.target + "' in an ATen-dialect program", {}, where());
       break;
     case Stage::Edge:
     case Stage::Delegated:
@@ -140,17 +142,17 @@ void verifyStageRules(const Graph &graph, const std::string &graphLoc, Stage sta
       if (t.dialect == TargetDialect::Aten && !staysAtenInEdge(t))
         throw Error("op '" + node.target +
                         "' is not in the edge namespace (executorch.exir.dialects.edge.ops.*)",
-                    {}, where);
+                    {}, where());
       if (t.dialect == TargetDialect::MemoryAlloc)
-        throw Error("memory.alloc in a program that is not planned", {}, where);
+        throw Error("memory.alloc in a program that is not planned", {}, where());
       break;
     case Stage::Planned:
       if (t.dialect == TargetDialect::Edge)
         throw Error("functional edge op '" + node.target + "' left in a planned program (expected its out variant)",
-                    {}, where);
+                    {}, where());
       if (isGraphAssert(t))
         throw Error("runtime assert '" + node.target + "' left in a planned program (exir-plan removes them)", {},
-                    where);
+                    where());
       break;
     }
   }

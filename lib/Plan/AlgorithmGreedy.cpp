@@ -41,6 +41,8 @@
 #include <algorithm>
 #include <bit>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 namespace exir::plan::detail {
 
@@ -49,12 +51,17 @@ namespace {
 /// Which objects hold an allocation at each time point, as bitsets, with a
 /// second level per 64 time points so long lifetimes cost O(length / 64):
 /// `any` has the objects live anywhere in a 64-point chunk, `full` those live
-/// during all of it (then not repeated in the per-point bits). Rows are
+/// during all of it (then not repeated in the per-point bits). Chunk rows are
 /// stored flat, `words_` 64-bit words each, and re-laid out when the number
-/// of objects outgrows them.
+/// of objects outgrows them. Per-point rows are sparse (the nonzero words
+/// only): a point holds the ends of a few lifetimes, while dense rows cost
+/// points x objects / 8 bytes (5.5 GB for a 300k-node decoder).
 class Occupancy {
 public:
-  explicit Occupancy(uint32_t span) : points_(span), chunks_(span / 64 + 1) {}
+  explicit Occupancy(uint32_t span) : fine_(span) {
+    size_t chunks = span / 64 + 1;
+    while (leaves_ < chunks) leaves_ *= 2;
+  }
 
   size_t words() const { return words_; }
 
@@ -63,16 +70,30 @@ public:
   void collect(uint32_t start, uint32_t end, uint64_t *seen) const {
     if (words_ == 0) // nothing marked yet: the rows are empty vectors
       return;
-    for (uint64_t t = start; t <= end;) {
-      if (t % 64 == 0 && t + 63 <= end) {
-        orInto(seen, any_.data() + t / 64 * words_);
-        t += 64;
-      } else {
-        orInto(seen, fine_.data() + t * words_);
-        orInto(seen, full_.data() + t / 64 * words_);
-        ++t;
+    uint64_t c0 = (uint64_t(start) + 63) / 64, c1End = (uint64_t(end) + 1) / 64; // whole chunks [c0, c1End)
+    bool whole = c0 < c1End;
+    uint64_t lastChunk = UINT64_MAX;
+    auto point = [&](uint64_t t) {
+      for (const auto &[word, bits] : fine_[t])
+        seen[word] |= bits;
+      if (t / 64 != lastChunk) { // objects live during all of t's chunk
+        lastChunk = t / 64;
+        for (size_t v = leaves_ + lastChunk; v >= 1; v /= 2) orInto(seen, row(full_, v));
       }
+    };
+    uint64_t headEnd = whole ? std::min<uint64_t>(end, c0 * 64 - 1) : end;
+    for (uint64_t t = start; t <= headEnd && (whole ? t < c0 * 64 : true); ++t) point(t);
+    if (!whole) return;
+    // Whole chunks: `any` of the canonical nodes, `full` of the nodes above them
+    // (on the paths from the first and the last chunk to the root).
+    for (size_t l = leaves_ + c0, r = leaves_ + c1End; l < r; l /= 2, r /= 2) {
+      if (l & 1) orInto(seen, row(any_, l++));
+      if (r & 1) orInto(seen, row(any_, --r));
     }
+    for (size_t edge : {leaves_ + c0, leaves_ + c1End - 1})
+      for (size_t v = edge / 2; v >= 1; v /= 2) orInto(seen, row(full_, v));
+    lastChunk = UINT64_MAX;
+    for (uint64_t t = c1End * 64; t <= end; ++t) point(t);
   }
 
   void mark(uint32_t start, uint32_t end, size_t object) {
@@ -80,20 +101,43 @@ public:
       grow(object / 64 + 1);
     uint64_t bit = uint64_t(1) << (object % 64);
     size_t word = object / 64;
-    for (uint64_t t = start; t <= end;) {
-      if (t % 64 == 0 && t + 63 <= end) {
-        full_[t / 64 * words_ + word] |= bit;
-        any_[t / 64 * words_ + word] |= bit;
-        t += 64;
-      } else {
-        fine_[t * words_ + word] |= bit;
-        any_[t / 64 * words_ + word] |= bit;
-        ++t;
+    auto markAny = [&](size_t v) { // v and every node above it
+      for (; v >= 1; v /= 2) any_[v * words_ + word] |= bit;
+    };
+    uint64_t c0 = (uint64_t(start) + 63) / 64, c1End = (uint64_t(end) + 1) / 64;
+    bool whole = c0 < c1End;
+    auto point = [&](uint64_t t) {
+      markFine(fine_[t], uint32_t(word), bit);
+      markAny(leaves_ + t / 64);
+    };
+    for (uint64_t t = start; t <= end && (whole ? t < c0 * 64 : true); ++t) point(t);
+    if (!whole) return;
+    for (size_t l = leaves_ + c0, r = leaves_ + c1End; l < r; l /= 2, r /= 2) {
+      if (l & 1) {
+        full_[l * words_ + word] |= bit;
+        markAny(l++);
+      }
+      if (r & 1) {
+        --r;
+        full_[r * words_ + word] |= bit;
+        markAny(r);
       }
     }
+    for (uint64_t t = c1End * 64; t <= end; ++t) point(t);
   }
 
 private:
+  using SparseRow = std::vector<std::pair<uint32_t, uint64_t>>; // (word, bits), nonzero words
+
+  static void markFine(SparseRow &row, uint32_t word, uint64_t bit) {
+    for (auto &[w, bits] : row)
+      if (w == word) {
+        bits |= bit;
+        return;
+      }
+    row.emplace_back(word, bit);
+  }
+  const uint64_t *row(const std::vector<uint64_t> &rows, size_t node) const { return rows.data() + node * words_; }
   void orInto(uint64_t *seen, const uint64_t *bits) const {
     for (size_t w = 0; w < words_; ++w)
       seen[w] |= bits[w];
@@ -102,17 +146,21 @@ private:
     size_t words = std::max(atLeast, 2 * words_);
     auto relayout = [&](std::vector<uint64_t> &rows, size_t count) {
       std::vector<uint64_t> wider(count * words, 0);
-      for (size_t r = 0; r < count; ++r)
+      for (size_t r = 0; r < count && words_ > 0; ++r)
         std::copy_n(rows.begin() + r * words_, words_, wider.begin() + r * words);
       rows.swap(wider);
     };
-    relayout(fine_, points_);
-    relayout(any_, chunks_);
-    relayout(full_, chunks_);
+    relayout(any_, 2 * leaves_);
+    relayout(full_, 2 * leaves_);
     words_ = words;
   }
-  size_t points_, chunks_, words_ = 0;
-  std::vector<uint64_t> fine_, any_, full_;
+  size_t leaves_ = 1, words_ = 0;
+  std::vector<SparseRow> fine_;
+  // Segment trees over the 64-point chunks (node 1 is the root, leaf of chunk
+  // c is leaves_ + c), words_ words per node: `full` has the objects live
+  // during all of a node's chunks (marked on the canonical nodes of a
+  // lifetime), `any` those live anywhere in them.
+  std::vector<uint64_t> any_, full_;
 };
 
 struct SharedObject {
@@ -142,7 +190,9 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
   Occupancy occupancy(timeSpan(blocks));
   OverlapIndex placed(blocks); // active = already placed
   std::vector<uint32_t> neighbours;
-  std::vector<uint64_t> maxEnd; // per object, for step 2
+  std::vector<uint64_t> maxEnd; // per object, for step 2; zero outside it
+  std::vector<uint32_t> touched;   // the neighbours' objects for the current block
+  std::vector<uint64_t> isTouched; // the same as a bitset over the objects
   std::vector<uint32_t> objectOf(n);
   std::vector<uint64_t> offsetInObject(n);
   std::vector<uint64_t> seen;
@@ -168,19 +218,36 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
     if (picked == objects.size() && allowOverlappingAllocations) {
       neighbours.clear();
       placed.collectActive(block.start, block.end, neighbours);
-      maxEnd.assign(objects.size(), 0);
-      for (uint32_t other : neighbours)
-        maxEnd[objectOf[other]] =
-            std::max(maxEnd[objectOf[other]], offsetInObject[other] + blocks[other].size);
-      for (size_t o = 0; o < objects.size(); ++o) {
-        const SharedObject &object = objects[o];
-        if (object.size - block.size < block.size)
-          break; // see the file comment: no later object can qualify
-        if (maxEnd[o] > 0 && maxEnd[o] + block.size <= object.size) {
-          picked = o;
-          offset = maxEnd[o];
-          break;
+      // Only the neighbours' objects have M > 0: visit those in list order
+      // (a bitset over the objects) instead of every object. maxEnd and
+      // isTouched are all zeros between blocks.
+      maxEnd.resize(objects.size(), 0);
+      isTouched.resize((objects.size() + 63) / 64, 0);
+      touched.clear();
+      for (uint32_t other : neighbours) {
+        uint32_t o = objectOf[other];
+        if (!(isTouched[o / 64] >> (o % 64) & 1)) {
+          isTouched[o / 64] |= uint64_t(1) << (o % 64);
+          touched.push_back(o);
         }
+        maxEnd[o] = std::max(maxEnd[o], offsetInObject[other] + blocks[other].size);
+      }
+      bool stop = false;
+      for (size_t w = 0; w < isTouched.size() && !stop; ++w)
+        for (uint64_t bits = isTouched[w]; bits != 0 && !stop; bits &= bits - 1) {
+          size_t o = w * 64 + size_t(std::countr_zero(bits));
+          const SharedObject &object = objects[o];
+          if (object.size - block.size < block.size) {
+            stop = true; // see the file comment: no later object can qualify
+          } else if (maxEnd[o] > 0 && maxEnd[o] + block.size <= object.size) {
+            picked = o;
+            offset = maxEnd[o];
+            stop = true;
+          }
+        }
+      for (uint32_t o : touched) {
+        maxEnd[o] = 0;
+        isTouched[o / 64] = 0;
       }
     }
     // Step 3: a new object of the block's size.

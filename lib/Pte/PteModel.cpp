@@ -13,6 +13,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace exir::pte {
 
@@ -61,32 +67,103 @@ std::string BlobSource::bytes() const {
   return out;
 }
 
+namespace {
+
+/// An open file descriptor, closed on scope exit.
+struct FileHandle {
+  explicit FileHandle(const std::string &path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ~FileHandle() {
+    if (fd >= 0) ::close(fd);
+  }
+  FileHandle(const FileHandle &) = delete;
+  FileHandle &operator=(const FileHandle &) = delete;
+  int fd;
+};
+
+/// Reads exactly `length` bytes at `offset`; returns how many it got (fewer at the end of the file).
+size_t readAt(int fd, char *out, size_t length, uint64_t offset) {
+  size_t got = 0;
+  while (got < length) {
+    ssize_t n = ::pread(fd, out + got, length - got, off_t(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  return got;
+}
+
+const char kZeros[1 << 16] = {};
+
+} // namespace
+
 void BlobSource::forEachChunk(const std::function<void(std::string_view)> &sink,
                               size_t chunkSize) const {
+  if (chunkSize == 0) chunkSize = 1;
+  forEachExtent(sink,
+                [&](uint64_t count) {
+                  for (; count > 0;) {
+                    size_t n = size_t(std::min<uint64_t>({count, sizeof kZeros, chunkSize}));
+                    sink(std::string_view(kZeros, n));
+                    count -= n;
+                  }
+                },
+                chunkSize);
+}
+
+void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data,
+                               const std::function<void(uint64_t)> &zeros, size_t chunkSize) const {
   if (chunkSize == 0) chunkSize = 1;
   if (!isFile()) {
     std::string_view all = view();
     for (size_t pos = 0; pos < all.size(); pos += chunkSize)
-      sink(all.substr(pos, chunkSize));
+      data(all.substr(pos, chunkSize));
     return;
   }
   if (length_ == 0) return;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw Error("cannot open file", path_);
-  in.seekg(std::streamoff(offset_));
-  std::string chunk(std::min<uint64_t>(chunkSize, length_), '\0');
-  uint64_t remaining = length_;
+  FileHandle file(path_);
+  struct stat st;
+  if (file.fd < 0 || ::fstat(file.fd, &st) != 0) throw Error("cannot open file", path_);
+  bool regular = S_ISREG(st.st_mode);
+  uint64_t fileSize = regular ? uint64_t(st.st_size) : UINT64_MAX;
+  uint64_t end = offset_ + length_;
+  if (end > fileSize)
+    throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
+                    std::to_string(offset_) + " ends past the end of the file",
+                path_, "byte " + std::to_string(std::max(offset_, fileSize)));
+  std::unique_ptr<char[]> buffer(new char[size_t(std::min<uint64_t>(chunkSize, length_))]);
   uint32_t crc = 0;
-  while (remaining > 0) {
-    size_t want = size_t(std::min<uint64_t>(chunk.size(), remaining));
-    in.read(chunk.data(), std::streamsize(want));
-    if (size_t(in.gcount()) != want)
-      throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
-                      std::to_string(offset_) + " ends past the end of the file",
-                  path_, "byte " + std::to_string(offset_ + (length_ - remaining) + in.gcount()));
-    if (expectedCrc_) crc = crc32Update(crc, std::string_view(chunk.data(), want));
-    sink(std::string_view(chunk.data(), want));
-    remaining -= want;
+  bool holesKnown = regular; // until SEEK_DATA fails (not every file system has it)
+  for (uint64_t pos = offset_; pos < end;) {
+    uint64_t dataEnd = end;
+    if (holesKnown) {
+      off_t dataStart = ::lseek(file.fd, off_t(pos), SEEK_DATA);
+      if (dataStart < 0 && errno == ENXIO) dataStart = off_t(end); // a hole up to the end of the file
+      if (dataStart < 0) {
+        holesKnown = false;
+      } else if (uint64_t(dataStart) > pos) {
+        uint64_t hole = std::min<uint64_t>(uint64_t(dataStart), end) - pos;
+        if (expectedCrc_) crc = crc32UpdateZeros(crc, hole);
+        zeros(hole);
+        pos += hole;
+        continue;
+      } else {
+        off_t holeStart = ::lseek(file.fd, off_t(pos), SEEK_HOLE);
+        if (holeStart < 0) holesKnown = false;
+        else dataEnd = std::min<uint64_t>(std::max<uint64_t>(uint64_t(holeStart), pos + 1), end);
+      }
+    }
+    while (pos < dataEnd) {
+      size_t want = size_t(std::min<uint64_t>(chunkSize, dataEnd - pos));
+      size_t got = readAt(file.fd, buffer.get(), want, pos);
+      if (got != want)
+        throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
+                        std::to_string(offset_) + " ends past the end of the file",
+                    path_, "byte " + std::to_string(pos + got));
+      std::string_view chunk(buffer.get(), want);
+      if (expectedCrc_) crc = crc32Update(crc, chunk);
+      data(chunk);
+      pos += want;
+    }
   }
   if (expectedCrc_ && crc != *expectedCrc_) {
     char text[64];
@@ -95,6 +172,21 @@ void BlobSource::forEachChunk(const std::function<void(std::string_view)> &sink,
                     " changed since they were referenced (" + text + "): the file was replaced after the artifact was written",
                 path_);
   }
+}
+
+std::string BlobSource::readPart(uint64_t offset, uint64_t length) const {
+  if (offset >= length_) return {};
+  length = std::min(length, length_ - offset);
+  if (!isFile()) return std::string(view().substr(size_t(offset), size_t(length)));
+  FileHandle file(path_);
+  if (file.fd < 0) throw Error("cannot open file", path_);
+  std::string out(size_t(length), '\0');
+  size_t got = readAt(file.fd, out.data(), out.size(), offset_ + offset);
+  if (got != out.size())
+    throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
+                    std::to_string(offset_) + " ends past the end of the file",
+                path_, "byte " + std::to_string(offset_ + offset + got));
+  return out;
 }
 
 BlobSource BlobSource::withExpectedCrc32(uint32_t crc, std::string what) const {

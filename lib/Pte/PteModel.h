@@ -60,6 +60,14 @@ public:
   /// exir::Error when a file range cannot be read completely.
   void forEachChunk(const std::function<void(std::string_view)> &sink,
                     size_t chunkSize = size_t(1) << 20) const;
+  /// Like forEachChunk, but runs of zero bytes that the file system reports as
+  /// holes of a file range (SEEK_HOLE) go to `zeros` as a count, unread. The
+  /// CRC-32 check, when there is one, covers the holes as well.
+  void forEachExtent(const std::function<void(std::string_view)> &data,
+                     const std::function<void(uint64_t)> &zeros, size_t chunkSize = size_t(1) << 20) const;
+  /// Up to `length` bytes at `offset` of the blob (fewer at its end), without
+  /// the CRC-32 check: a cheap look at part of a large blob.
+  std::string readPart(uint64_t offset, uint64_t length) const;
   /// Lower-case hex SHA-256 of the bytes (streamed).
   std::string sha256Hex() const;
   /// True when both hold the same bytes, wherever they live.

@@ -67,8 +67,13 @@ std::string at(const std::string &pointer, size_t index) { return pointer + "/" 
 
 class Reader {
 public:
-  Reader(std::shared_ptr<const std::string> bytes, std::string fileName)
-      : buffer_(std::move(bytes)), data_(*buffer_), file_(std::move(fileName)) {}
+  /// `bytes` holds the whole file, or (with `segmentFile`) only its first
+  /// bytes up to the end of the program data: segments are then file ranges
+  /// of `segmentFile`, read only when used.
+  Reader(std::shared_ptr<const std::string> bytes, std::string fileName, uint64_t fileSize = UINT64_MAX,
+         std::string segmentFile = {})
+      : buffer_(std::move(bytes)), data_(*buffer_), file_(std::move(fileName)),
+        fileSize_(fileSize == UINT64_MAX ? data_.size() : fileSize), segmentFile_(std::move(segmentFile)) {}
 
   Program read();
 
@@ -101,6 +106,8 @@ private:
   std::shared_ptr<const std::string> buffer_;
   const std::string &data_;
   std::string file_;
+  uint64_t fileSize_;       // of the whole file; data_ may hold only its start
+  std::string segmentFile_; // non-empty when segments stay in the file
 };
 
 //===----------------------------------------------------------------------===//
@@ -108,7 +115,7 @@ private:
 //===----------------------------------------------------------------------===//
 
 void Reader::parseHeader(Program &program) {
-  uint64_t fileSize = data_.size();
+  uint64_t fileSize = fileSize_;
   program.layout.fileSize = fileSize;
   if (fileSize < 8)
     fail("truncated: file has " + std::to_string(fileSize) + " bytes, a .pte needs at least 8", byteLocation(0));
@@ -364,7 +371,7 @@ BlobSource Reader::segmentSlice(const Program &program, uint64_t index, uint64_t
     fail("segment " + std::to_string(index) + " holds data but the file has no extended header with a "
                                               "segment_base_offset",
          where);
-  uint64_t fileSize = data_.size();
+  uint64_t fileSize = fileSize_;
   uint64_t start = header->segmentBaseOffset;
   if (segment.offset > fileSize - start || offset > fileSize - start - segment.offset ||
       length > fileSize - start - segment.offset - offset)
@@ -372,7 +379,10 @@ BlobSource Reader::segmentSlice(const Program &program, uint64_t index, uint64_t
              std::to_string(segment.size) + ") extends past the end of the file (" + std::to_string(fileSize) +
              " bytes)",
          where);
-  return BlobSource::fromBuffer(buffer_, start + segment.offset + offset, length);
+  uint64_t at = start + segment.offset + offset;
+  if (!segmentFile_.empty() && (at > data_.size() || length > data_.size() - at))
+    return BlobSource::fromFile(segmentFile_, at, length);
+  return BlobSource::fromBuffer(buffer_, at, length);
 }
 
 std::vector<BlobSource> Reader::readSubsegments(const Program &program, const SubsegmentOffsets &sub,
@@ -472,7 +482,8 @@ void Reader::resolvePayloads(Program &program, const fb::Program *root) {
 Program Reader::read() {
   Program program;
   parseHeader(program);
-  uint64_t programSize = program.layout.extendedHeader ? program.layout.extendedHeader->programSize : data_.size();
+  uint64_t programSize = program.layout.extendedHeader ? program.layout.extendedHeader->programSize : fileSize_;
+  if (programSize > data_.size()) throw InternalError("readPte: program data not loaded");
   const fb::Program *root = verify(programSize);
 
   program.version = root->version();
@@ -518,6 +529,23 @@ Program readPte(const std::string &bytes, const std::string &fileName) {
 }
 
 Program readPteFile(const std::string &path) {
+  if (path != "-") {
+    // Only the headers and the flatbuffer are read; segments (the weights) stay
+    // in the file as ranges, read when something streams them. Files whose
+    // extended header is missing or does not hold up are read whole, so the
+    // checks above report them exactly as for bytes in memory.
+    uint64_t size = fileSize(path);
+    if (size >= 40) {
+      std::string head = readFileRange(path, 0, 40);
+      uint32_t length = uint32_t(readLE(head, 12, 4));
+      uint64_t programSize = readLE(head, 16, 8);
+      if (head.compare(4, 4, fb::ProgramIdentifier()) == 0 && head.compare(8, 4, "eh00") == 0 &&
+          length >= kMinExtendedHeaderLength && programSize >= 8 + uint64_t(length) && programSize >= 40 &&
+          programSize < size)
+        return Reader(std::make_shared<const std::string>(readFileRange(path, 0, programSize)), path, size, path)
+            .read();
+    }
+  }
   return readPte(std::make_shared<const std::string>(readFileOrStdin(path)), path);
 }
 

@@ -52,10 +52,16 @@ void SegmentSink::zeros(uint64_t count) {
 }
 
 void SegmentSink::blob(const BlobSource &blob) {
-  blob.forEachChunk([&](std::string_view chunk) {
-    write(chunk);
-    if (progress_) progress_(position_, total_);
-  });
+  // Holes of a sparse weight file are not read: they become holes here too (or zeros).
+  blob.forEachExtent(
+      [&](std::string_view chunk) {
+        write(chunk);
+        if (progress_) progress_(position_, total_);
+      },
+      [&](uint64_t count) {
+        zeros(count);
+        if (progress_) progress_(position_, total_);
+      });
 }
 
 void SegmentSink::finish() {

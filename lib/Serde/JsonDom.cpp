@@ -407,12 +407,21 @@ Document::Document(simdjson::padded_string buffer, const std::string &file)
   parse(file);
 }
 
+void Document::keepDocumentOnly() {
+  // The parser also holds the structural index (4 bytes per token) and its
+  // capacity-sized buffers; the elements need only the document's tape and strings.
+  document_ = std::move(parser_.doc);
+  parser_ = simdjson::dom::parser();
+  root_ = document_.root();
+}
+
 void Document::parse(const std::string &file) {
   auto error = parser_.parse(buffer_.data(), buffer_.size(), false).get(root_);
   if (!error) {
     // The DOM holds its own copies of every string, so the text can go now;
     // for a 65 MB program that is 65 MB off the peak.
     buffer_ = simdjson::padded_string();
+    keepDocumentOnly();
     return;
   }
   if (error == simdjson::MEMALLOC || error == simdjson::CAPACITY)
@@ -433,6 +442,7 @@ void Document::parse(const std::string &file) {
     auto retry = parser_.parse(buffer_.data(), buffer_.size(), false).get(root_);
     if (!retry) {
       buffer_ = simdjson::padded_string();
+      keepDocumentOnly();
       return;
     }
     error = retry;

@@ -122,8 +122,12 @@ public:
 private:
   void parse(const std::string &file);
 
+  /// Keeps the parsed tape and strings and frees the parser's other buffers.
+  void keepDocumentOnly();
+
   simdjson::padded_string buffer_;
   simdjson::dom::parser parser_;
+  simdjson::dom::document document_; // the parse result, moved out of parser_
   Element root_;
 };
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,18 @@ public:
   void reserve(size_t n) {
     if (n > buffer_.size()) buffer_.resize(n);
   }
+  /// Streams: the text goes to `sink` in pieces of about `chunk` bytes instead
+  /// of accumulating (str() and take() then hold only what is not sent yet).
+  /// Call flush() after the last value.
+  void streamTo(std::function<void(std::string_view)> sink, size_t chunk = size_t(1) << 20) {
+    sink_ = std::move(sink);
+    buffer_.resize(std::max(chunk, size_));
+  }
+  /// Sends what is buffered to the sink given to streamTo().
+  void flush() {
+    if (sink_ && size_ > 0) sink_(std::string_view(buffer_.data(), size_));
+    if (sink_) size_ = 0;
+  }
 
 private:
   void open(char c);
@@ -73,7 +86,10 @@ private:
   }
   /// Pointer to `n` writable bytes at the end (commit them with size_ += k).
   char *room(size_t n) {
-    if (size_ + n > buffer_.size()) buffer_.resize(std::max(buffer_.size() * 2, size_ + n));
+    if (size_ + n > buffer_.size()) {
+      flush();
+      if (size_ + n > buffer_.size()) buffer_.resize(std::max(buffer_.size() * 2, size_ + n));
+    }
     return buffer_.data() + size_;
   }
   void put(const char *p, size_t n);
@@ -87,6 +103,7 @@ private:
   size_t size_ = 0;
   std::vector<bool> first_; // per open container: no element written yet
   bool afterKey_ = false;
+  std::function<void(std::string_view)> sink_; // set by streamTo()
 };
 
 /// Appends repr(v) for a finite double, e.g. 1.0, 0.3, 1e-05, 1e+16.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Serde/ProgramReader.h"
 #include "Serde/ExportJsonDom.h"
+#include "Serde/JsonWriter.h"
 #include "Serde/ProgramJson.h"
 #include "Serde/Safetensors.h"
 #include "Serde/TorchPickle.h"
@@ -494,8 +495,14 @@ void checkDataFiles(const Program &program) {
 }
 
 void writeProgram(const Program &program, const std::string &path) {
-  std::string text = writeProgramJsonString(program, path == "-" ? std::string() : parentDirectory(path));
-  writeFileAtomically(path, text);
+  // Streamed in 1 MiB pieces: a 100k-node program is never held as one string.
+  writeFileAtomically(path, [&](std::ostream &out) {
+    JsonWriter writer;
+    writer.streamTo([&](std::string_view text) { out.write(text.data(), std::streamsize(text.size())); });
+    writeProgramJson(program, path == "-" ? std::string() : parentDirectory(path), writer);
+    writer.flush();
+    out.put('\n');
+  });
 }
 
 } // namespace exir

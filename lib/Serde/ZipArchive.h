@@ -3,8 +3,9 @@
 // torch.export archives (.pt2, legacy export zips, ETRecord) are zips whose
 // weight members are STORED. We never copy weights: a constant is a DataRef to
 // the byte range of a member's data inside the archive file. libzip lists and
-// reads members (CRC-checked); minizip supplies the one thing libzip lacks, the
-// offset of a member's data. An archive can also be a byte range of a file,
+// reads members (CRC-checked); the one thing it lacks, the offset of a member's
+// data, we read from the central directory (ZIP64 included) and the local
+// headers ourselves. An archive can also be a byte range of a file,
 // which is how zips nested inside a stored member (torch.save pickles inside a
 // legacy export zip) are opened without extracting them.
 //
@@ -66,7 +67,8 @@ private:
 bool looksLikeZip(const std::string &path);
 
 namespace detail {
-/// minizip-based data offsets of every member within [start, start+length).
+/// Data offsets (in the file) of every member of the zip at [start, start+length),
+/// read from its central directory (ZIP64 included) and local headers.
 std::unordered_map<std::string, uint64_t> zipMemberDataOffsets(const std::string &path, uint64_t start,
                                                                uint64_t length, const std::string &displayName);
 } // namespace detail

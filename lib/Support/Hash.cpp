@@ -3,6 +3,7 @@
 #include "Support/Error.h"
 
 #include <algorithm>
+#include <array>
 
 #include <openssl/evp.h>
 #include <zlib.h>
@@ -47,6 +48,21 @@ uint32_t crc32Update(uint32_t crc, std::string_view bytes) {
     data += n;
     left -= n;
   }
+  return crc;
+}
+
+uint32_t crc32UpdateZeros(uint32_t crc, uint64_t count) {
+  // CRC-32 of 2^k zero bytes, by doubling: crc(z || z) = combine(crc(z), crc(z), |z|).
+  static const std::array<uint32_t, 64> zerosOfPowerOfTwo = [] {
+    std::array<uint32_t, 64> table{};
+    table[0] = uint32_t(::crc32(0, reinterpret_cast<const Bytef *>("\0"), 1));
+    for (size_t k = 1; k < table.size(); ++k)
+      table[k] = uint32_t(::crc32_combine64(table[k - 1], table[k - 1], z_off64_t(uint64_t(1) << (k - 1))));
+    return table;
+  }();
+  for (size_t k = 0; count != 0 && k < 63; ++k, count >>= 1)
+    if (count & 1)
+      crc = uint32_t(::crc32_combine64(crc, zerosOfPowerOfTwo[k], z_off64_t(uint64_t(1) << k)));
   return crc;
 }
 

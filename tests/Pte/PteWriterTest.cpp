@@ -303,3 +303,80 @@ TEST_CASE("a file-backed blob with an expected CRC-32 fails when the bytes chang
   CHECK_THROWS_WITH(good.bytes(), Catch::Contains("constant 'w': bytes 4..12 changed since they were referenced"));
   CHECK(BlobSource::fromFile(path, 4, 8).bytes() == "456789AB"); // unchecked blobs still read
 }
+
+TEST_CASE("holes of a sparse file stream as zero runs, unread, and keep the CRC-32 check", "[pte][blob]") {
+  std::string path = tempPath("sparse.bin");
+  const uint64_t size = 8 << 20;
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "head";
+    out.seekp(std::streamoff(5 << 20));
+    out << "middle";
+    out.seekp(std::streamoff(size - 4));
+    out << "tail";
+  }
+  std::string dense = BlobSource::fromFile(path, 2, size - 3).bytes();
+  REQUIRE(dense.size() == size - 3);
+  uint32_t crc = exir::crc32Update(0, dense);
+  BlobSource blob = BlobSource::fromFile(path, 2, size - 3).withExpectedCrc32(crc, "constant 'w'");
+  std::string data;
+  uint64_t zeros = 0, total = 0;
+  blob.forEachExtent(
+      [&](std::string_view chunk) {
+        data.append(chunk);
+        total += chunk.size();
+      },
+      [&](uint64_t count) {
+        data.append(count, '\0');
+        zeros += count;
+        total += count;
+      });
+  CHECK(total == size - 3);
+  CHECK((data == dense));
+  // Where the file system has holes (ext4, tmpfs, xfs, btrfs) most of the bytes are never read.
+  CHECK(zeros >= size / 2);
+  CHECK(blob.sha256Hex() == exir::sha256Hex(dense)); // forEachChunk feeds the zero runs as bytes
+  BlobSource wrong = BlobSource::fromFile(path, 2, size - 3).withExpectedCrc32(crc ^ 1, "constant 'w'");
+  CHECK_THROWS_WITH(wrong.forEachExtent([](std::string_view) {}, [](uint64_t) {}),
+                    Catch::Contains("changed since they were referenced"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("readPteFile leaves segments in the file", "[pte][reader]") {
+  std::string path = tempPath("segments.pte");
+  std::string payload;
+  for (size_t i = 0; i < (1u << 20) + 5; ++i) payload.push_back(char((i * 7) % 253));
+  Program model = goldenConstantAddModel();
+  auto &weight = std::get<Tensor>(model.executionPlan[0].values[0]);
+  weight.scalarType = exir::ScalarType::Byte;
+  weight.sizes = {int32_t(payload.size())};
+  weight.dimOrder = {0};
+  model.constants[1] = BlobSource::fromBytes(payload);
+  std::string bytes = writePteToString(model);
+  exir::writeFileAtomically(path, bytes);
+  Program fromFile = readPteFile(path);
+  Program inMemory = readPte(bytes, path);
+  REQUIRE(fromFile.constants.size() == 2);
+  CHECK(fromFile.constants[1].isFile()); // a file range, read only when used
+  CHECK(fromFile.constants[1].path() == path);
+  CHECK((fromFile.constants[1].bytes() == payload));
+  std::ostringstream a, b;
+  dumpPteText(fromFile, a);
+  dumpPteText(inMemory, b);
+  CHECK(a.str() == b.str());
+  // A file cut inside the segments fails as it does in memory.
+  std::string cut = bytes.substr(0, bytes.size() - 1);
+  exir::writeFileAtomically(path, cut);
+  auto message = [](const std::function<void()> &read) {
+    try {
+      read();
+    } catch (const exir::Error &e) {
+      return e.message() + " @ " + e.location();
+    }
+    return std::string("no error");
+  };
+  std::string expected = message([&] { readPte(cut, path); });
+  CHECK_THAT(expected, Catch::Contains("truncated"));
+  CHECK(message([&] { readPteFile(path); }) == expected);
+  std::filesystem::remove(path);
+}

@@ -385,3 +385,33 @@ TEST_CASE("JsonWriter formats like Python's json.dumps", "[serde][json-writer]")
   w.endObject();
   CHECK(w.str() == R"({"s": "\u00e9\u2028x\ud83d\ude00\u007f\"\\\n\t\u0001", "l": [-1, "Infinity", false, null]})");
 }
+
+TEST_CASE("JsonWriter streamed in small pieces writes the same text", "[serde][json-writer]") {
+  auto write = [](JsonWriter &w) {
+    w.beginObject();
+    for (int i = 0; i < 200; ++i) {
+      w.key("node_" + std::to_string(i));
+      w.beginArray();
+      w.integer(i);
+      w.real(i / 7.0);
+      w.string(std::string(size_t(i % 50), 'x') + "\xc3\xa9");
+      w.endArray();
+    }
+    w.endObject();
+  };
+  JsonWriter whole;
+  write(whole);
+  std::string streamed;
+  size_t pieces = 0;
+  JsonWriter w;
+  w.streamTo(
+      [&](std::string_view text) {
+        streamed.append(text);
+        ++pieces;
+      },
+      256);
+  write(w);
+  w.flush();
+  CHECK(streamed == whole.str());
+  CHECK(pieces > 10); // it did stream: never more than about 256 bytes held
+}

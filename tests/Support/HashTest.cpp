@@ -99,3 +99,11 @@ TEST_CASE("crc32Update: the zip CRC-32, incremental", "[support][hash]") {
   CHECK(exir::crc32Update(0, "123456789") == 0xcbf43926u); // the standard check value
   CHECK(exir::crc32Update(exir::crc32Update(0, "1234"), "56789") == 0xcbf43926u);
 }
+
+TEST_CASE("crc32UpdateZeros equals the CRC-32 of that many zero bytes", "[hash]") {
+  for (uint64_t count : {0ull, 1ull, 2ull, 3ull, 63ull, 64ull, 4096ull, 65537ull, 1000003ull}) {
+    std::string zeros(count, '\0');
+    CHECK(crc32UpdateZeros(0, count) == crc32Update(0, zeros));
+    CHECK(crc32UpdateZeros(crc32Update(0, "abc"), count) == crc32Update(0, "abc" + zeros));
+  }
+}

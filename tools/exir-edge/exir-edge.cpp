@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> methods, addMethods, constantMethods;
   edge::EdgeOptions options;
   std::vector<std::string> describeOps, opLibraries;
-  bool noVerifyEach = false, noVerify = false;
+  bool verifyEach = false, noVerifyEach = false, noVerify = false;
   app.add_option("input", input, "ATen-dialect program: .pt2, torch.export JSON or program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output program JSON (default '-' = stdout)");
   app.add_option("--method", methods,
@@ -123,7 +123,11 @@ int main(int argc, char **argv) {
   app.add_option("--describe-op", describeOps,
                  "OP: print what the tools know about OP (aten::sigmoid, aten::add.Tensor, sigmoid): schema, core ATen "
                  "or not, out variant, decomposition, the dtype rows --edge-yaml / edge.yaml allow; then exit");
-  app.add_flag("--no-verify-each", noVerifyEach, "verify only at the end, not after every pass");
+  CLI::Option *verifyEachFlag = app.add_flag("--verify-each", verifyEach,
+               "also verify after every pass, naming the pass that broke the program (the default verifies the "
+               "input and the result only)");
+  app.add_flag("--no-verify-each", noVerifyEach, "verify only the input and the result (the default)")
+      ->excludes(verifyEachFlag);
   app.add_flag("--no-verify", noVerify,
                "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
                "_check_ir_validity=False; structural checks still run");
@@ -153,7 +157,7 @@ int main(int argc, char **argv) {
       return;
     }
     options.passManager = passFlags.managerOptions();
-    options.passManager.verifyEach = !noVerifyEach;
+    options.passManager.verifyEach = verifyEach;
     if (noVerify) {
       edge::setIrValidityChecks(false);
       std::cerr << "exir-edge: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";

@@ -1,0 +1,50 @@
+//===- fuzz/FuzzCommon.h - What every libFuzzer target shares ---*- C++ -*-===//
+//
+// A target feeds one input to reading, parsing and verifying entry points
+// only. exir::Error is the expected outcome of bad input and is swallowed by
+// fuzzOne(); anything else escapes: another exception (InternalError, a
+// yaml-cpp or std:: exception) reaches std::terminate, and libFuzzer reports
+// it as a crash, like a sanitizer report, a timeout or an out-of-memory.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Support/Error.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace exir::fuzz {
+
+inline std::string_view asText(const uint8_t *data, size_t size) {
+  return {reinterpret_cast<const char *>(data), size};
+}
+
+/// Runs `body`, swallowing exir::Error only.
+template <typename Fn> void fuzzOne(Fn &&body) {
+  try {
+    body();
+  } catch (const exir::Error &) {
+  }
+}
+
+/// A file of this process that holds the current input, for readers that take
+/// a path (archives, .ptd, rewrite rules). `suffix` is the file name's end.
+inline std::string writeInputFile(std::string_view bytes, const std::string &suffix) {
+  const char *dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/exir-fuzz-" +
+                     std::to_string(::getpid()) + suffix;
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
+    std::perror(path.c_str());
+    std::abort(); // the harness itself failed, not the code under test
+  }
+  return path;
+}
+
+} // namespace exir::fuzz

@@ -57,6 +57,9 @@ std::vector<Rule> loadRules(const std::string &path) {
     int line = entry.Mark().line + 1;
     if (!entry.IsMap() || !entry["replace"] || !entry["with"])
       throw Error("each rule needs 'replace' and 'with' keys", path, "line " + std::to_string(line));
+    if (!entry["replace"].IsScalar() || !entry["with"].IsScalar())
+      throw Error("'replace' and 'with' take an operator name like 'aten::relu'", path,
+                  "line " + std::to_string(line));
     Rule r{parseQualified(entry["replace"].as<std::string>(), path, line),
            parseQualified(entry["with"].as<std::string>(), path, line), line};
     if (!isKnownOp(r.to.qualifiedName()))

@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Largest seed per target; run.sh passes the same numbers as -max_len.
 MAX_LEN = {
     'FuzzExportJson': 65536, 'FuzzProgramJson': 65536, 'FuzzPt2': 262144, 'FuzzPickle': 16384,
-    'FuzzEdgeYaml': 16384, 'FuzzRewriteRules': 16384, 'FuzzPte': 262144,
+    'FuzzEdgeYaml': 8192, 'FuzzRewriteRules': 16384, 'FuzzPte': 262144,
 }
 
 
@@ -150,7 +150,7 @@ def main():
         seeds.add('FuzzPte', path.read_bytes())
     for path in [ROOT / 'edge_ops/edge.yaml', shared / 'upstream/edge.yaml']:
         if path.exists():
-            for chunk in yaml_entries(path.read_text()):
+            for chunk in yaml_entries(path.read_text(), per_seed=1):
                 seeds.add('FuzzEdgeYaml', chunk)
     for path in sorted(testdata.rglob('*.yaml')):
         seeds.add('FuzzEdgeYaml', path.read_bytes())

@@ -18,7 +18,7 @@ all_targets=(FuzzExportJson FuzzProgramJson FuzzPt2 FuzzPickle FuzzEdgeYaml Fuzz
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 declare -A max_len=([FuzzExportJson]=65536 [FuzzProgramJson]=65536 [FuzzPt2]=262144 [FuzzPickle]=16384
-                    [FuzzEdgeYaml]=16384 [FuzzRewriteRules]=16384 [FuzzPte]=262144)
+                    [FuzzEdgeYaml]=8192 [FuzzRewriteRules]=16384 [FuzzPte]=262144)
 jobs=${JOBS:-2}
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi

@@ -25,11 +25,14 @@ inline std::string_view asText(const uint8_t *data, size_t size) {
   return {reinterpret_cast<const char *>(data), size};
 }
 
-/// Runs `body`, swallowing exir::Error only.
+/// Runs `body`, swallowing exir::Error only; with EXIR_FUZZ_PRINT=1 in the
+/// environment it prints the error, which tells what a tool says for the input.
 template <typename Fn> void fuzzOne(Fn &&body) {
+  static const bool print = std::getenv("EXIR_FUZZ_PRINT") != nullptr;
   try {
     body();
-  } catch (const exir::Error &) {
+  } catch (const exir::Error &e) {
+    if (print) std::fprintf(stderr, "exir::Error: %s\n", e.render().c_str());
   }
 }
 

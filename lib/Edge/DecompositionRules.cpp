@@ -742,7 +742,9 @@ DecompositionRules::~DecompositionRules() = default;
 DecompositionRules::DecompositionRules(DecompositionRules &&) noexcept = default;
 DecompositionRules &DecompositionRules::operator=(DecompositionRules &&) noexcept = default;
 
-DecompositionRules DecompositionRules::parse(const std::string &text, const std::string &sourceName) {
+// A function-try-block: yaml-cpp throws from any subscript or conversion of a
+// node of the wrong kind; those become errors on the node's line.
+DecompositionRules DecompositionRules::parse(const std::string &text, const std::string &sourceName) try {
   const OperatorTable &table = OperatorTable::builtin();
   YAML::Node root;
   try {
@@ -771,6 +773,9 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
       if (!r["steps"].IsSequence()) throw fail("'steps' must be a list");
       for (const auto &s : r["steps"]) {
         Step step;
+        if (!s.IsMap())
+          throw Error("a step must be a mapping (call, args, out, meta)", sourceName,
+                      "line " + std::to_string(s.Mark().line + 1));
         if (!s["call"]) throw Error("a step needs 'call: ns::op.overload'", sourceName, "line " + std::to_string(s.Mark().line + 1));
         step.op = OperatorTable::normalizeName(s["call"].Scalar());
         const OpSchema *schema = table.lookup(step.op);
@@ -800,6 +805,9 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
             step.outputs.push_back(s["out"].Scalar());
         }
         if (step.outputs.empty()) throw Error("a step needs 'out: NAME' (or a list)", sourceName, "line " + std::to_string(s.Mark().line + 1));
+        if (s["meta"] && !s["meta"].IsMap())
+          throw Error("'meta' must be a mapping (value name: like, dtype, sizes)", sourceName,
+                      "line " + std::to_string(s["meta"].Mark().line + 1));
         if (s["meta"])
           for (auto m = s["meta"].begin(); m != s["meta"].end(); ++m) {
             StepMeta meta;
@@ -825,6 +833,8 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
     rules.rules_.push_back(std::move(rule));
   }
   return rules;
+} catch (const YAML::Exception &e) {
+  throw Error("invalid rule: " + e.msg, sourceName, e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1));
 }
 
 DecompositionRules DecompositionRules::loadFile(const std::string &path) {

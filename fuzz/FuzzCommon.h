@@ -38,10 +38,16 @@ template <typename Fn> void fuzzOne(Fn &&body) {
 
 /// A file of this process that holds the current input, for readers that take
 /// a path (archives, .ptd, rewrite rules). `suffix` is the file name's end.
+/// The file is removed when the process exits normally.
 inline std::string writeInputFile(std::string_view bytes, const std::string &suffix) {
+  struct Remover {
+    std::string path;
+    ~Remover() { std::remove(path.c_str()); }
+  };
   const char *dir = std::getenv("TMPDIR");
   std::string path = std::string(dir && *dir ? dir : "/tmp") + "/exir-fuzz-" +
                      std::to_string(::getpid()) + suffix;
+  static Remover remover{path}; // one path per target and process
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
     std::perror(path.c_str());

@@ -83,6 +83,32 @@ def archive_seeds(seeds, path):
             seeds.add('FuzzPickle', member)
 
 
+def stored_zip(members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w') as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+    return buffer.getvalue()
+
+
+def legacy_seeds(seeds, etrecord, models):
+    """Legacy torch.export.save zips (torch 2.1-2.7), of which the corpus has
+    none: the ETRecord's edge program with its torch.save state dict, and the
+    seed models' JSON with empty weights."""
+    if etrecord.exists():
+        z = zipfile.ZipFile(etrecord)
+        program, state = z.read('edge_dialect_exported_program'), z.read('edge_dialect_exported_program_state_dict')
+        seeds.add('FuzzPt2', stored_zip([('serialized_exported_program.json', program),
+                                         ('serialized_state_dict.pt', state), ('serialized_constants.pt', b''),
+                                         ('version', b'1')]))
+    for model in models:
+        for name, member in zip_members(model.read_bytes()):
+            if name.endswith('models/model.json'):
+                seeds.add('FuzzPt2', stored_zip([('serialized_exported_program.json', member),
+                                                 ('serialized_state_dict.pt', b''),
+                                                 ('serialized_constants.pt', b''), ('version', b'8.2')]))
+
+
 def tool_seeds(seeds, tools, models):
     """Artifacts of every stage and .pte/.ptd files, made with the tools."""
     def run(*args):
@@ -145,6 +171,7 @@ def main():
     for pattern in ('*.pt2', '*.bin', '*.pt', '*.zip'):
         for path in sorted(testdata.rglob(pattern)) + sorted((shared / 'corpus').rglob(pattern)):
             archive_seeds(seeds, path)
+    legacy_seeds(seeds, shared / 'corpus/pt2/executorch_etrecord.bin', sorted((testdata / 'models').glob('*.pt2')))
     for path in sorted((shared / 'corpus').rglob('*.pte')) + sorted(testdata.rglob('*.pte')) + \
             sorted(testdata.rglob('*.ptd')):
         seeds.add('FuzzPte', path.read_bytes())

@@ -44,17 +44,18 @@ for t in "${targets[@]}"; do
   corpus=$out/corpus/$t crashes=$out/crashes/$t log=$out/logs/$t.log
   mkdir -p "$corpus" "$crashes" "$out/logs"
   echo "fuzz: $t for ${seconds}s (corpus $corpus, log $log)" >&2
-  rc=0
+  rc=0 start=$SECONDS
   "$out/bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="${max_len[$t]}" \
     -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "$out/seeds/$t" >"$log" 2>&1 || rc=$?
+  took=$((SECONDS - start))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
   if [ "$rc" -ne 0 ]; then
     status=1
-    summary+=("$t: FAILED (exit $rc) after ${runs:-?} runs, $cov; see $log and $crashes/")
+    summary+=("$t: FAILED (exit $rc) after ${runs:-?} runs in ${took}s, $cov; see $log and $crashes/")
     grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|terminate called|.*what\(\))' "$log" | head -5 >&2 || true
   else
-    summary+=("$t: ok, ${runs:-?} runs in ${seconds}s, $cov")
+    summary+=("$t: ok, ${runs:-?} runs in ${took}s, $cov")
   fi
 done
 printf 'fuzz: %s\n' "${summary[@]}" >&2

@@ -8,6 +8,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev flatbuffers-compiler libflatbuffers-dev
   libyaml-cpp-dev catch2 libsimdjson-dev libzip-dev libssl-dev zlib1g-dev libmimalloc-dev
   llvm-14-tools
+  clang-14 libclang-rt-14-dev # fuzz/run.sh: clang with libFuzzer, ASan and UBSan
 )
 
 missing=()

@@ -750,8 +750,10 @@ DecompositionRules DecompositionRules::parseRewriteRules(const std::string &text
   return parse(text, sourceName, true);
 }
 
+// A function-try-block: yaml-cpp throws from any subscript or conversion of a
+// node of the wrong kind; those become errors on the node's line.
 DecompositionRules DecompositionRules::parse(const std::string &text, const std::string &sourceName,
-                                             bool rewriteRules) {
+                                             bool rewriteRules) try {
   const OperatorTable &table = OperatorTable::builtin();
   YAML::Node root;
   try {
@@ -817,6 +819,9 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
             step.outputs.push_back(s["out"].Scalar());
         }
         if (step.outputs.empty()) throw Error("a step needs 'out: NAME' (or a list)", sourceName, "line " + std::to_string(s.Mark().line + 1));
+        if (s["meta"] && !s["meta"].IsMap())
+          throw Error("'meta' must be a mapping (value name: like, dtype, sizes)", sourceName,
+                      "line " + std::to_string(s["meta"].Mark().line + 1));
         if (s["meta"])
           for (auto m = s["meta"].begin(); m != s["meta"].end(); ++m) {
             StepMeta meta;
@@ -842,6 +847,8 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
     rules.rules_.push_back(std::move(rule));
   }
   return rules;
+} catch (const YAML::Exception &e) {
+  throw Error("invalid rule: " + e.msg, sourceName, e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1));
 }
 
 DecompositionRules DecompositionRules::loadFile(const std::string &path) {

@@ -174,6 +174,10 @@ struct Argument {
   std::shared_ptr<Graph> graph;              // Graph (GraphArgument.graph)
   std::string graphName;                     // Graph (GraphArgument.name)
 
+  // Declared here, defaulted after the class: clang 14 with libstdc++ 12 in
+  // C++20 cannot define it inside the class (pair<string, Argument> in
+  // `mapping` is then still incomplete), which the fuzz build needs.
+  Argument();
   // Constructors for the common cases.
   static Argument none() { return {}; }
   static Argument tensor(std::string n) { Argument a; a.kind = ArgKind::Tensor; a.name = std::move(n); return a; }
@@ -193,6 +197,7 @@ struct Argument {
   void collectValueNames(std::vector<std::string> &out) const;
   bool operator==(const Argument &o) const;
 };
+inline Argument::Argument() = default;
 
 enum class ArgumentPassing : uint8_t { Unknown = 0, Positional = 1, Keyword = 2 };
 

@@ -487,7 +487,7 @@ std::string planReport(const Program &program, const std::map<std::string, Metho
     }
     std::vector<size_t> idx(d.items.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return d.items[a].size > d.items[b].size; });
+    std::stable_sort(idx.begin(), idx.end(), [&items = d.items](size_t a, size_t b) { return items[a].size > items[b].size; });
     os << "  biggest tensors:\n";
     for (size_t i = 0; i < idx.size() && i < 5; ++i) {
       const PlanItem &it = d.items[idx[i]];

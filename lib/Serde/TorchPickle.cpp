@@ -31,12 +31,6 @@ struct Value {
   PickledTensor tensor;                                 // Storage (key, dtype, bytes) / Tensor
 };
 
-ValuePtr make(Value::Kind kind) {
-  auto v = std::make_shared<Value>();
-  v->kind = kind;
-  return v;
-}
-
 struct StorageClass {
   const char *name;
   ScalarType dtype;
@@ -55,6 +49,18 @@ const StorageClass kStorageClasses[] = {
 class Unpickler {
 public:
   Unpickler(std::string_view data, const std::string &where) : data_(data), where_(where) {}
+  /// A list can hold itself (APPEND of a memoized list to itself): every
+  /// reference between values is dropped here, so none leaks and no
+  /// destructor recurses through a deep nest. Values returned by run() are
+  /// emptied too: use them before the Unpickler goes.
+  ~Unpickler() {
+    for (const ValuePtr &v : values_) {
+      v->items.clear();
+      v->entries.clear();
+    }
+  }
+  Unpickler(const Unpickler &) = delete;
+  Unpickler &operator=(const Unpickler &) = delete;
 
   ValuePtr run();
 
@@ -100,6 +106,12 @@ private:
   ValuePtr &top() {
     if (stack_.size() <= markFloor()) fail("stack underflow");
     return stack_.back();
+  }
+  ValuePtr make(Value::Kind kind) {
+    auto v = std::make_shared<Value>();
+    v->kind = kind;
+    values_.push_back(v);
+    return v;
   }
   ValuePtr string(std::string s, Value::Kind kind = Value::Kind::String) {
     auto v = make(kind);
@@ -147,6 +159,7 @@ private:
   std::vector<ValuePtr> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, ValuePtr> memo_;
+  std::vector<ValuePtr> values_; // every value made, see ~Unpickler
 };
 
 ValuePtr Unpickler::persistentLoad(const ValuePtr &pid) {
@@ -364,19 +377,26 @@ ValuePtr Unpickler::run() {
   }
 }
 
+/// Containers nested deeper than this (or one that holds itself) are refused.
+constexpr int kMaxNesting = 1000;
+
 void collect(const ValuePtr &v, const std::string &key, const std::string &where,
-             std::vector<std::pair<std::string, PickledTensor>> &out) {
+             std::vector<std::pair<std::string, PickledTensor>> &out, int depth = 0) {
+  if (depth > kMaxNesting)
+    throw Error("pickle: containers nested deeper than " + std::to_string(kMaxNesting) +
+                    " levels (or one that contains itself)",
+                where);
   auto join = [&](const std::string &part) { return key.empty() ? part : key + "." + part; };
   switch (v->kind) {
   case Value::Kind::Tensor: out.emplace_back(key, v->tensor); break;
   case Value::Kind::Tuple:
   case Value::Kind::List:
-    for (size_t i = 0; i < v->items.size(); ++i) collect(v->items[i], join(std::to_string(i)), where, out);
+    for (size_t i = 0; i < v->items.size(); ++i) collect(v->items[i], join(std::to_string(i)), where, out, depth + 1);
     break;
   case Value::Kind::Dict:
     for (const auto &[k, item] : v->entries) {
       if (k->kind != Value::Kind::String) throw Error("pickle: a dict key is not a string", where);
-      collect(item, join(k->text), where, out);
+      collect(item, join(k->text), where, out, depth + 1);
     }
     break;
   default: break;
@@ -387,7 +407,8 @@ void collect(const ValuePtr &v, const std::string &key, const std::string &where
 
 std::vector<std::pair<std::string, PickledTensor>> readPickledTensors(std::string_view pickle,
                                                                       const std::string &where) {
-  ValuePtr root = Unpickler(pickle, where).run();
+  Unpickler unpickler(pickle, where);
+  ValuePtr root = unpickler.run();
   std::vector<std::pair<std::string, PickledTensor>> out;
   collect(root, "", where, out);
   return out;

@@ -5,6 +5,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace exir {
@@ -56,6 +57,12 @@ ZipArchive::ZipArchive(const std::string &path, uint64_t start, std::optional<ui
     m.compressedSize = st.comp_size;
     m.stored = st.comp_method == ZIP_CM_STORE;
     m.crc = st.crc;
+    // A stored member holds its bytes as they are: a declared size other than
+    // the stored one (or data longer than the archive) is a forged directory.
+    if (m.stored && (m.size != m.compressedSize || m.compressedSize > length_))
+      throw Error("zip member '" + m.name + "' is stored but declares " + std::to_string(m.size) + " bytes for " +
+                      std::to_string(m.compressedSize) + " bytes of data",
+                  displayName_);
     memberIndex_.emplace(m.name, members_.size());
     members_.push_back(std::move(m));
   }
@@ -74,16 +81,21 @@ std::string ZipArchive::read(const std::string &name) const {
   zip_file_t *file = zip_fopen(handle_->zip, name.c_str(), 0);
   if (!file)
     throw Error("cannot open zip member '" + name + "': " + zip_strerror(handle_->zip), displayName_);
-  std::string data(member->size, '\0');
-  zip_int64_t got = member->size ? zip_fread(file, data.data(), member->size) : 0;
-  // Reading past the end makes libzip verify the CRC of the member.
-  char extra;
-  zip_int64_t more = got >= 0 ? zip_fread(file, &extra, 1) : -1;
-  std::string message = got < 0 || more < 0 ? zip_file_strerror(file) : "";
+  // The size the directory declares is not trusted with the allocation (a
+  // forged 4 GB in a small archive ran out of memory): the data grows as it is
+  // read, up to that size. Reading to the end makes libzip verify the CRC.
+  std::string data;
+  data.reserve(static_cast<size_t>(std::min<uint64_t>(member->size, uint64_t(1) << 20)));
+  char buffer[1 << 16];
+  zip_int64_t got;
+  while ((got = zip_fread(file, buffer, sizeof buffer)) > 0) {
+    if (static_cast<uint64_t>(got) > member->size - data.size()) break; // longer than declared
+    data.append(buffer, static_cast<size_t>(got));
+  }
+  std::string message = got < 0 ? zip_file_strerror(file) : "";
   zip_fclose(file);
-  if (got < 0 || more < 0)
-    throw Error("cannot read zip member '" + name + "': " + message, displayName_);
-  if (static_cast<uint64_t>(got) != member->size || more != 0)
+  if (got < 0) throw Error("cannot read zip member '" + name + "': " + message, displayName_);
+  if (got > 0 || data.size() != member->size)
     throw Error("zip member '" + name + "' has the wrong size", displayName_);
   return data;
 }

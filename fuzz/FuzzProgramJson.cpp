@@ -1,0 +1,33 @@
+//===- fuzz/FuzzProgramJson.cpp - stage artifact ("program JSON") reader --===//
+//
+// One input = one program artifact of any stage (aten, edge, delegated,
+// planned): parsed, then checked by the verifiers the tools run on their
+// input: the stage's structural verifier, and for edge programs the edge
+// verifier with the dtype rules the artifact records (its own edge.yaml
+// text), for delegated programs the delegation checks, for planned ones the
+// memory-plan verifier. Data files are not opened (DataRefs point nowhere).
+//
+//===----------------------------------------------------------------------===//
+#include "FuzzCommon.h"
+
+#include "Edge/OpInfo.h"
+#include "Edge/Passes.h"
+#include "IR/Verifier.h"
+#include "Partition/Lowering.h"
+#include "Plan/PlanPasses.h"
+#include "Serde/ProgramJson.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  using namespace exir;
+  fuzz::fuzzOne([&] {
+    Program program = readProgramJson(fuzz::asText(data, size), "fuzz.json", "/nonexistent-exir-fuzz");
+    verifyProgram(program, program.stage);
+    switch (program.stage) {
+    case Stage::Aten: break;
+    case Stage::Edge: edge::verifyEdgeProgram(program, edge::DtypeRules::forProgram(program)); break;
+    case Stage::Delegated: partition::verifyDelegatedProgram(program); break;
+    case Stage::Planned: plan::verifyMemoryPlan(program); break;
+    }
+  });
+  return 0;
+}

@@ -8,6 +8,7 @@
 #include "Emit/PteModel.h"
 
 #include "Support/Error.h"
+#include "Support/FileIO.h"
 #include "Support/Hash.h"
 
 #include <algorithm>
@@ -71,6 +72,7 @@ void BlobSource::forEachChunk(const std::function<void(std::string_view)> &sink,
     return;
   }
   if (length_ == 0) return;
+  requireRegularFile(path_); // a reference into /dev/zero or a FIFO would never end
   std::ifstream in(path_, std::ios::binary);
   if (!in) throw Error("cannot open file", path_);
   in.seekg(std::streamoff(offset_));

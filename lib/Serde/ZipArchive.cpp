@@ -106,6 +106,7 @@ uint64_t ZipArchive::dataOffset(const std::string &name) const {
 
 bool looksLikeZip(const std::string &path) {
   if (path == "-") return false;
+  requireRegularFile(path); // a FIFO would block here, /dev/zero read forever
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);

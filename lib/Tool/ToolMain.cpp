@@ -3,6 +3,8 @@
 #include "Serde/ProgramReader.h"
 #include "Support/Allocator.h"
 #include "Support/Error.h"
+#include "Support/FileIO.h"
+#include "Support/Signals.h"
 
 #include <iostream>
 #include <unistd.h>
@@ -12,6 +14,8 @@ namespace exir {
 int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
             const std::function<void()> &body) {
   enableLargePageHeap();
+  throwBadAllocOnExhaustion();
+  installCleanupSignalHandlers();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -26,7 +30,11 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
     return ExitUsage;
   }
   try {
+    // Every output of the run is put in place only once all of them were written.
+    OutputTransaction outputs;
     body();
+    outputs.commit();
+    flushStdout(); // a full stdout (> /dev/full) is an error, not a silent exit 0
     return ExitOk;
   } catch (const Error &e) {
     std::cerr << toolName << ": error: " << e.render() << "\n";

@@ -1,6 +1,7 @@
 //===- Support/FileIO.cpp - Reading inputs and writing outputs atomically -===//
 #include "Support/FileIO.h"
 #include "Support/Error.h"
+#include "Support/Hash.h"
 #include "Support/Signals.h"
 
 #include <algorithm>
@@ -323,6 +324,23 @@ std::string readFileRange(const std::string &path, uint64_t offset, uint64_t len
   in.seekg(static_cast<std::streamoff>(offset));
   in.read(data.data(), static_cast<std::streamsize>(length));
   if (!in) throw Error("cannot read data file", path);
+  return data;
+}
+
+std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length,
+                          std::optional<uint32_t> expectedCrc) {
+  std::string data = readFileRange(path, offset, length);
+  if (expectedCrc) {
+    uint32_t crc = crc32Update(0, data);
+    if (crc != *expectedCrc) {
+      char text[64];
+      std::snprintf(text, sizeof text, "CRC-32 %08x, expected %08x", unsigned(crc), unsigned(*expectedCrc));
+      throw Error("bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) +
+                      " do not match their CRC-32 (" + text +
+                      "): the file is corrupt or was replaced after it was referenced",
+                  path);
+    }
+  }
   return data;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -69,6 +70,12 @@ void flushStdout();
 
 /// Reads `length` bytes at `offset` of a file; throws if the file is shorter.
 std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length);
+
+/// readFileRange, and when `expectedCrc` is given (a DataRef's crc32, a zip
+/// member's CRC) the bytes must have that CRC-32: a corrupt archive member or
+/// a file replaced since it was referenced throws exir::Error.
+std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length,
+                          std::optional<uint32_t> expectedCrc);
 
 /// Size of a file in bytes; throws if it cannot be opened.
 uint64_t fileSize(const std::string &path);

@@ -126,13 +126,21 @@ void writeStdout(const std::string &bytes) {
   });
 }
 
+/// The umask, read from /proc (umask() can only be read by setting it, which
+/// would race with threads creating files); the umask() dance without /proc.
 mode_t processUmask() {
-  static const mode_t mask = [] {
-    mode_t m = ::umask(0);
-    ::umask(m);
-    return m;
-  }();
-  return mask;
+  if (FILE *status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, status))
+      found = std::sscanf(line, "Umask: %o", &mask) == 1;
+    std::fclose(status);
+    if (found) return mode_t(mask);
+  }
+  mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
 }
 
 std::string randomSuffix() {

@@ -157,15 +157,23 @@ std::string randomSuffix() {
   return out;
 }
 
+/// An output being written. Where the file system allows, it has no name until
+/// it is put in place (O_TMPFILE): a run killed by SIGKILL leaves nothing.
+/// Otherwise it is `target.tmp.XXXXXXXX`, removed on failure and on signals.
 struct TemporaryFile {
-  std::string path;
+  std::string path; // empty while unnamed
   int fd = -1;
-  int slot = -1;
+  int slot = -1; // Signals.h, while it has a name
 };
+
+bool procFdUsable() {
+  static const bool usable = ::access("/proc/self/fd", X_OK) == 0;
+  return usable;
+}
 
 /// Creates `target.tmp.XXXXXXXX` exclusively: never an existing file, never
 /// through a symlink, readable by us alone until it is complete.
-TemporaryFile createTemporaryBeside(const std::string &target) {
+TemporaryFile createNamedTemporary(const std::string &target) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = target + ".tmp." + randomSuffix();
     int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -175,16 +183,50 @@ TemporaryFile createTemporaryBeside(const std::string &target) {
   throw Error("cannot create output file: no free temporary name beside it", target);
 }
 
+TemporaryFile createTemporaryBeside(const std::string &target) {
+  if (procFdUsable()) {
+    // Linking an unnamed file in later needs /proc/self/fd (AT_EMPTY_PATH needs a capability).
+    int fd = ::open(parentDirectory(target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) return {"", fd, -1};
+    // Not supported by the kernel or the file system: fall back to a named temporary.
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+      throw Error("cannot create output file: " + errnoText(errno), target);
+  }
+  return createNamedTemporary(target);
+}
+
 void discard(TemporaryFile &tmp) {
   if (tmp.fd >= 0) ::close(tmp.fd);
   tmp.fd = -1;
-  ::unlink(tmp.path.c_str());
+  if (!tmp.path.empty()) ::unlink(tmp.path.c_str());
   unregisterTemporaryFile(tmp.slot);
+  tmp.slot = -1;
 }
 
-void renameInto(const std::string &temporary, const std::string &target) {
-  if (::rename(temporary.c_str(), target.c_str()) != 0)
+/// Renames the temporary over `target` (naming an unnamed one first, beside it).
+void putInPlace(TemporaryFile &tmp, const std::string &target) {
+  if (tmp.path.empty()) {
+    std::string self = "/proc/self/fd/" + std::to_string(tmp.fd);
+    for (int attempt = 0;; ++attempt) {
+      std::string name = target + ".tmp." + randomSuffix();
+      tmp.slot = registerTemporaryFile(name);
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        tmp.path = name;
+        break;
+      }
+      int error = errno;
+      unregisterTemporaryFile(tmp.slot);
+      tmp.slot = -1;
+      if (error != EEXIST || attempt == 100) throw Error("cannot write output file: " + errnoText(error), target);
+    }
+  }
+  if (::rename(tmp.path.c_str(), target.c_str()) != 0)
     throw Error("cannot write output file: " + errnoText(errno), target);
+  unregisterTemporaryFile(tmp.slot);
+  tmp.slot = -1;
+  tmp.path.clear(); // it is the target now
+  ::close(tmp.fd);
+  tmp.fd = -1;
 }
 
 OutputTransaction *activeTransaction = nullptr;
@@ -193,8 +235,9 @@ OutputTransaction *activeTransaction = nullptr;
 
 struct OutputStaging {
   static void stage(OutputTransaction &t, const TemporaryFile &tmp, const std::string &target) {
-    t.staged_.push_back({tmp.path, target, tmp.slot});
+    t.staged_.push_back({tmp.path, target, tmp.fd, tmp.slot});
   }
+  static TemporaryFile temporaryOf(const OutputTransaction::Staged &s) { return {s.temporary, s.fd, s.slot}; }
   static void stageStdout(OutputTransaction &t, const std::string &bytes) { t.stdoutBytes_ += bytes; }
 };
 
@@ -259,15 +302,11 @@ void writeFileAtomically(const std::string &path,
     // The temporary was private (0600); the output gets the mode a new file would.
     if (::fchmod(tmp.fd, 0666 & ~processUmask()) != 0)
       throw Error("cannot write output file: " + errnoText(errno), path);
-    int fd = tmp.fd;
-    tmp.fd = -1;
-    if (::close(fd) != 0) throw Error("cannot write output file: " + errnoText(errno), path);
     if (activeTransaction) {
-      OutputStaging::stage(*activeTransaction, tmp, path);
+      OutputStaging::stage(*activeTransaction, tmp, path); // it keeps the descriptor
       return;
     }
-    renameInto(tmp.path, path);
-    unregisterTemporaryFile(tmp.slot);
+    putInPlace(tmp, path);
   } catch (...) {
     discard(tmp);
     throw;
@@ -288,17 +327,22 @@ OutputTransaction::OutputTransaction() {
 OutputTransaction::~OutputTransaction() {
   if (activeTransaction == this) activeTransaction = nullptr;
   for (const Staged &s : staged_) {
-    ::unlink(s.temporary.c_str());
-    unregisterTemporaryFile(s.slot);
+    TemporaryFile tmp = OutputStaging::temporaryOf(s);
+    discard(tmp);
   }
 }
 
 void OutputTransaction::commit() {
   if (activeTransaction == this) activeTransaction = nullptr;
   while (!staged_.empty()) {
-    Staged &s = staged_.front();
-    renameInto(s.temporary, s.target); // on failure the destructor removes this and the rest
-    unregisterTemporaryFile(s.slot);
+    TemporaryFile tmp = OutputStaging::temporaryOf(staged_.front());
+    try {
+      putInPlace(tmp, staged_.front().target);
+    } catch (...) {
+      discard(tmp); // the destructor removes the rest
+      staged_.erase(staged_.begin());
+      throw;
+    }
     staged_.erase(staged_.begin());
   }
   std::string bytes = std::move(stdoutBytes_);

@@ -2,9 +2,11 @@
 //
 // Every tool reads a file or "-" (stdin) and writes a file or "-" (stdout).
 // Outputs are written to a temporary file beside the target and renamed, so a
-// failing tool never leaves a partial output file behind. The temporary is
-// created exclusively (O_EXCL|O_NOFOLLOW, mode 0600, a random name), so a
-// planted file or symlink is never written through; it gets the usual
+// failing tool never leaves a partial output file behind. The temporary has no
+// name until it is complete (O_TMPFILE, linked in through /proc/self/fd), so not
+// even SIGKILL leaves one; where that is not supported it is created
+// exclusively (O_EXCL|O_NOFOLLOW, mode 0600, a random name), so a planted file
+// or symlink is never written through. Either way it gets the usual
 // umask-derived mode just before the rename. While an OutputTransaction is
 // active (runTool opens one around every tool's work), outputs are only
 // staged, and all of them are renamed into place when it commits: a run that
@@ -57,8 +59,9 @@ public:
 private:
   friend struct OutputStaging;
   struct Staged {
-    std::string temporary, target;
-    int slot; // Signals.h
+    std::string temporary, target; // temporary: empty while it has no name
+    int fd;                        // open until put in place
+    int slot;                      // Signals.h
   };
   std::vector<Staged> staged_;
   std::string stdoutBytes_;

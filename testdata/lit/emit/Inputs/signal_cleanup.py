@@ -4,7 +4,8 @@
 
 OUTDIR must hold only `existing.pte` ("left alone"). COMMAND (an exir-emit
 writing into OUTDIR, slow enough: gigabytes of sparse weights) is started; as
-soon as its temporary output appears, SIGNAL (INT or TERM) is sent. The tool
+soon as it has a file in OUTDIR open (its temporary output, named or not: see
+/proc/PID/fd), SIGNAL (INT, TERM or KILL) is sent. The tool
 must die of that signal, and OUTDIR must again hold only `existing.pte`,
 unchanged: no partial output, no `*.tmp.*` temporary, no .ptd.
 """
@@ -18,10 +19,28 @@ before = open(existing, "rb").read()
 
 # lit's workers ignore SIGINT, and an ignored signal stays ignored in children
 # (the tools keep it so, like nohup): give the tool the default disposition.
-proc = subprocess.Popen(command, preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
+restore = None if sig == signal.SIGKILL else (lambda: signal.signal(sig, signal.SIG_DFL))
+proc = subprocess.Popen(command, preexec_fn=restore)
 deadline = time.time() + 60
+real_outdir = os.path.realpath(outdir) + "/"
+
+
+def writing_into_outdir(pid):
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(real_outdir):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 while True:
-    if any(".tmp." in name for name in os.listdir(outdir)):
+    if writing_into_outdir(proc.pid) or any(".tmp." in name for name in os.listdir(outdir)):
         break
     if proc.poll() is not None:
         sys.exit("the tool ended (status %d) before its temporary output appeared" % proc.returncode)

@@ -28,8 +28,8 @@ void checkDeclaredSizes(const zip_stat_t &st, uint64_t archiveLength, const std:
                     " compressed bytes, more than the archive's " + std::to_string(archiveLength),
                 displayName);
   if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
-    throw Error("zip member " + quoted(st) + " is stored but declares " + std::to_string(st.size) + " bytes and stores " +
-                    std::to_string(st.comp_size),
+    throw Error("zip member " + quoted(st) + " is stored but declares " + std::to_string(st.size) +
+                    " bytes and stores " + std::to_string(st.comp_size),
                 displayName);
   if (st.comp_method == ZIP_CM_DEFLATE && st.size / kDeflateMaxRatio > st.comp_size)
     throw Error("zip member " + quoted(st) + " declares " + std::to_string(st.size) + " bytes from " +

@@ -3,8 +3,9 @@
 // Every tool links mimalloc (Debian's libmimalloc, which replaces malloc/new
 // when linked) and asks it for 2 MiB pages; operator new is ours (see the end
 // of this file). Reading a 100k-node program builds ~500 MB of small objects;
-// with 4 KiB pages the kernel's page-fault handling dominated on these machines (bench/json_bench.sh, 100k nodes: read 2.5 s
-// with glibc malloc, 0.48 s with mimalloc and large pages).
+// with 4 KiB pages the kernel's page-fault handling dominated on these
+// machines (bench/json_bench.sh, 100k nodes: read 2.5 s with glibc malloc,
+// 0.48 s with mimalloc and large pages).
 //
 //===----------------------------------------------------------------------===//
 #include "Support/Allocator.h"

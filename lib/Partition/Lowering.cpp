@@ -685,7 +685,7 @@ void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_
   // Blobs already in the sidecar we are about to rewrite come back into memory first.
   for (auto &[name, d] : program.delegates)
     if (!d.processed.inlineBytes && d.processed.file == sidecar) {
-      d.processed.inlineBytes = readFileRange(sidecar, d.processed.offset, d.processed.length);
+      d.processed.inlineBytes = readFileRange(sidecar, d.processed.offset, d.processed.length, d.processed.crc32);
       d.processed.file.clear();
       d.processed.offset = 0;
       d.processed.fileSize.reset();

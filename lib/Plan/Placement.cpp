@@ -25,6 +25,9 @@ using detail::Block;
 void checkAlignment(uint64_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     throw Error("alignment " + std::to_string(alignment) + " is not a power of two");
+  // Every planned tensor is padded to it: beyond 1 GiB arenas only grow absurd.
+  if (alignment > (uint64_t(1) << 30))
+    throw Error("alignment " + std::to_string(alignment) + " is larger than the largest supported, 1073741824 (1 GiB)");
 }
 
 uint64_t alignUp(uint64_t size, uint64_t alignment) {

@@ -38,6 +38,9 @@ uint64_t getLE(std::string_view bytes, size_t at, int count) {
 void writePtd(const File &file, const WriteOptions &options, std::ostream &out) {
   if (!isPowerOfTwo(options.segmentAlignment))
     throw Error("segment alignment must be a power of two, got " + std::to_string(options.segmentAlignment));
+  if (options.segmentAlignment > (uint64_t(1) << 30))
+    throw Error("segment alignment " + std::to_string(options.segmentAlignment) +
+                " is larger than the largest supported, 1073741824 (1 GiB)");
 
   // Layout: one segment per distinct blob, aligned to lcm(segment alignment,
   // the largest alignment any of its keys asks for); both are powers of two.

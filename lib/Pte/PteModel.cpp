@@ -8,6 +8,7 @@
 #include "Pte/PteModel.h"
 
 #include "Support/Error.h"
+#include "Support/FileIO.h"
 #include "Support/Hash.h"
 
 #include <algorithm>
@@ -120,6 +121,7 @@ void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data
     return;
   }
   if (length_ == 0) return;
+  requireRegularFile(path_); // a reference into /dev/zero or a FIFO would never end
   FileHandle file(path_);
   struct stat st;
   if (file.fd < 0 || ::fstat(file.fd, &st) != 0) throw Error("cannot open file", path_);

@@ -35,9 +35,16 @@ uint64_t roundUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+// Padding to an alignment is written (or held in memory) byte for byte: a
+// flag of 2^40 would make exir-emit write a terabyte. Pages are at most 1 GiB.
+constexpr uint64_t kMaxAlignment = uint64_t(1) << 30;
+
 void checkAlignment(const char *what, uint64_t value) {
   if (!isPowerOfTwo(value))
     throw Error(std::string(what) + " must be a power of two, got " + std::to_string(value));
+  if (value > kMaxAlignment)
+    throw Error(std::string(what) + " " + std::to_string(value) + " is larger than the largest supported, " +
+                std::to_string(kMaxAlignment) + " (1 GiB)");
 }
 
 //===----------------------------------------------------------------------===//

@@ -47,7 +47,7 @@ std::string dataRefBytes(const DataRef &ref, const std::string &baseDirectory) {
   if (ref.inlineBytes) return *ref.inlineBytes;
   std::string path = ref.file;
   if (!path.empty() && path[0] != '/' && !std::filesystem::exists(path)) path = baseDirectory + "/" + path;
-  return readFileRange(path, ref.offset, ref.length);
+  return readFileRange(path, ref.offset, ref.length, ref.crc32);
 }
 
 /// Dim order from strides: dims by descending stride, ties in dim order.

@@ -38,6 +38,7 @@ std::unique_ptr<Executable> loadExecutable(const std::string &path) {
     registerOpLibraries(program);
     return makeGraphExecutable(std::move(program));
   }
+  requireRegularFile(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open the file", path);
   std::string head(8, '\0');

@@ -394,6 +394,7 @@ simdjson::padded_string loadPadded(const std::string &path) {
     std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     return simdjson::padded_string(data);
   }
+  requireRegularFile(path);
   simdjson::padded_string buffer;
   auto error = simdjson::padded_string::load(path).get(buffer);
   if (error) throw Error("cannot read file", path);

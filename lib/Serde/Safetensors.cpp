@@ -2,6 +2,7 @@
 #include "Serde/Safetensors.h"
 #include "Serde/JsonDom.h"
 #include "Support/Error.h"
+#include "Support/FileIO.h"
 #include "Support/Hash.h"
 
 #include <filesystem>
@@ -50,6 +51,7 @@ const char *safetensorsDtypeName(ScalarType t) {
 
 OrderedMap<ConstantTensor> readSafetensors(const std::string &path) {
   namespace fs = std::filesystem;
+  requireRegularFile(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open file", path);
   uint64_t fileSize = fs::file_size(path);

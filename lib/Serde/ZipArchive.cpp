@@ -10,6 +10,36 @@
 
 namespace exir {
 
+namespace {
+
+// Deflate cannot expand data more than 1032:1; a member declaring more is a
+// lie (or a bomb) and would make read() allocate and inflate that much.
+constexpr uint64_t kDeflateMaxRatio = 1032;
+// Members read whole into memory (JSON, pickles, configs) are far smaller;
+// weights are referenced in place and never read through read().
+constexpr uint64_t kMaxReadMemberBytes = uint64_t(4) << 30;
+
+std::string quoted(const zip_stat_t &st) { return std::string("'") + (st.name ? st.name : "") + "'"; }
+
+/// The sizes a member declares must be possible for the archive it is in.
+void checkDeclaredSizes(const zip_stat_t &st, uint64_t archiveLength, const std::string &displayName) {
+  if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE)) return;
+  if (st.comp_size > archiveLength)
+    throw Error("zip member " + quoted(st) + " declares " + std::to_string(st.comp_size) +
+                    " compressed bytes, more than the archive's " + std::to_string(archiveLength),
+                displayName);
+  if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
+    throw Error("zip member " + quoted(st) + " is stored but declares " + std::to_string(st.size) +
+                    " bytes and stores " + std::to_string(st.comp_size),
+                displayName);
+  if (st.comp_method == ZIP_CM_DEFLATE && st.size / kDeflateMaxRatio > st.comp_size)
+    throw Error("zip member " + quoted(st) + " declares " + std::to_string(st.size) + " bytes from " +
+                    std::to_string(st.comp_size) + " deflated bytes, more than deflate can expand to",
+                displayName);
+}
+
+} // namespace
+
 struct ZipArchive::Handle {
   zip_t *zip = nullptr;
   ~Handle() {
@@ -53,6 +83,7 @@ ZipArchive::ZipArchive(const std::string &path, uint64_t start, std::optional<ui
       throw Error("corrupt zip entry " + std::to_string(i) + ": " + zip_strerror(handle_->zip), displayName_);
     ZipMember m;
     m.name = st.name ? st.name : "";
+    checkDeclaredSizes(st, length_, displayName_);
     m.size = st.size;
     m.compressedSize = st.comp_size;
     m.stored = st.comp_method == ZIP_CM_STORE;
@@ -78,6 +109,10 @@ const ZipMember *ZipArchive::find(const std::string &name) const {
 std::string ZipArchive::read(const std::string &name) const {
   const ZipMember *member = find(name);
   if (!member) throw Error("zip member '" + name + "' not found", displayName_);
+  if (member->size > kMaxReadMemberBytes)
+    throw Error("zip member '" + name + "' declares " + std::to_string(member->size) +
+                    " bytes, more than the 4 GiB a member read into memory may have",
+                displayName_);
   zip_file_t *file = zip_fopen(handle_->zip, name.c_str(), 0);
   if (!file)
     throw Error("cannot open zip member '" + name + "': " + zip_strerror(handle_->zip), displayName_);
@@ -118,6 +153,7 @@ uint64_t ZipArchive::dataOffset(const std::string &name) const {
 
 bool looksLikeZip(const std::string &path) {
   if (path == "-") return false;
+  requireRegularFile(path); // a FIFO would block here, /dev/zero read forever
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);

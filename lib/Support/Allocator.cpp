@@ -1,10 +1,11 @@
 //===- Support/Allocator.cpp - Heap tuning for large programs -------------===//
 //
 // Every tool links mimalloc (Debian's libmimalloc, which replaces malloc/new
-// when linked) and asks it for 2 MiB pages. Reading a 100k-node program builds
-// ~500 MB of small objects; with 4 KiB pages the kernel's page-fault handling
-// dominated on these machines (bench/json_bench.sh, 100k nodes: read 2.5 s
-// with glibc malloc, 0.48 s with mimalloc and large pages).
+// when linked) and asks it for 2 MiB pages; operator new is ours (see the end
+// of this file). Reading a 100k-node program builds ~500 MB of small objects;
+// with 4 KiB pages the kernel's page-fault handling dominated on these
+// machines (bench/json_bench.sh, 100k nodes: read 2.5 s with glibc malloc,
+// 0.48 s with mimalloc and large pages).
 //
 // The fuzz build (EXIR_FUZZ) links no mimalloc, so that ASan sees every
 // allocation; there this does nothing.
@@ -16,6 +17,8 @@
 #include <mimalloc.h>
 #endif
 
+#include <new>
+
 namespace exir {
 
 void enableLargePageHeap() {
@@ -24,4 +27,41 @@ void enableLargePageHeap() {
 #endif
 }
 
+void throwBadAllocOnExhaustion() {
+#ifndef EXIR_NO_MIMALLOC
+  // mimalloc's own "out of memory" message would be a second line on stderr.
+  mi_option_disable(mi_option_show_errors);
+#endif
+}
+
 } // namespace exir
+
+#ifndef EXIR_NO_MIMALLOC
+// Debian builds mimalloc as C: its operator new cannot throw, and it cannot see
+// our new_handler either (it asks a hidden weak stub), so when memory runs out
+// it calls abort() and the tool dies of SIGABRT. These replacements, linked
+// into every tool with this file (they take precedence over libmimalloc's),
+// allocate from mimalloc and follow the standard: call the new_handler, or
+// throw std::bad_alloc, which runTool reports as "out of memory" (exit 1).
+// operator delete stays mimalloc's; the nothrow forms already return null.
+namespace {
+void *allocateOrThrow(std::size_t size, std::size_t alignment) {
+  for (;;) {
+    void *p = alignment ? mi_malloc_aligned(size, alignment) : mi_malloc(size);
+    if (p) return p;
+    std::new_handler handler = std::get_new_handler();
+    if (!handler) throw std::bad_alloc();
+    handler();
+  }
+}
+} // namespace
+
+void *operator new(std::size_t size) { return allocateOrThrow(size, 0); }
+void *operator new[](std::size_t size) { return allocateOrThrow(size, 0); }
+void *operator new(std::size_t size, std::align_val_t alignment) {
+  return allocateOrThrow(size, static_cast<std::size_t>(alignment));
+}
+void *operator new[](std::size_t size, std::align_val_t alignment) {
+  return allocateOrThrow(size, static_cast<std::size_t>(alignment));
+}
+#endif

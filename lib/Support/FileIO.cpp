@@ -1,18 +1,255 @@
 //===- Support/FileIO.cpp - Reading inputs and writing outputs atomically -===//
 #include "Support/FileIO.h"
 #include "Support/Error.h"
+#include "Support/Hash.h"
+#include "Support/Signals.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace exir {
+
+namespace {
+
+std::string errnoText(int error) { return std::strerror(error); }
+
+/// Writes all of [data, data + size) to `fd`; throws what `fail` makes of errno.
+template <typename Fail> void writeAll(int fd, const char *data, size_t size, Fail fail) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, std::min<size_t>(size, size_t(1) << 30));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(errno);
+    }
+    data += n;
+    size -= size_t(n);
+  }
+}
+
+/// An output stream buffer over a file descriptor that throws exir::Error on a
+/// failed write (a full disk) instead of silently setting badbit, and seeks
+/// with lseek (sparse outputs skip zero runs with seekp).
+class FdOutputBuffer : public std::streambuf {
+public:
+  FdOutputBuffer(int fd, std::string target) : fd_(fd), target_(std::move(target)), buffer_(size_t(1) << 20) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  void flushOrThrow() { drain(); }
+
+protected:
+  int_type overflow(int_type ch) override {
+    drain();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  std::streamsize xsputn(const char *data, std::streamsize count) override {
+    size_t size = size_t(count);
+    if (size >= buffer_.size()) {
+      drain();
+      put(data, size);
+      return count;
+    }
+    while (size > 0) {
+      size_t room = size_t(epptr() - pptr());
+      if (room == 0) {
+        drain();
+        continue;
+      }
+      size_t n = std::min(room, size);
+      std::memcpy(pptr(), data, n);
+      pbump(int(n));
+      data += n;
+      size -= n;
+    }
+    return count;
+  }
+  int sync() override {
+    drain();
+    return 0;
+  }
+  pos_type seekoff(off_type offset, std::ios::seekdir dir, std::ios::openmode) override {
+    drain();
+    int whence = dir == std::ios::beg ? SEEK_SET : dir == std::ios::cur ? SEEK_CUR : SEEK_END;
+    off_t at = ::lseek(fd_, off_t(offset), whence);
+    return at < 0 ? pos_type(off_type(-1)) : pos_type(off_type(at));
+  }
+  pos_type seekpos(pos_type position, std::ios::openmode which) override {
+    return seekoff(off_type(position), std::ios::beg, which);
+  }
+
+private:
+  void drain() {
+    char *begin = pbase(), *end = pptr();
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    put(begin, size_t(end - begin));
+  }
+  void put(const char *data, size_t size) {
+    writeAll(fd_, data, size, [&](int error) {
+      throw Error("cannot write output file: " + errnoText(error), target_);
+    });
+  }
+
+  int fd_;
+  std::string target_;
+  std::vector<char> buffer_;
+};
+
+/// Runs `produce` on a stream writing to `fd` and flushes it; errors throw.
+void produceInto(int fd, const std::string &target, const std::function<void(std::ostream &)> &produce) {
+  FdOutputBuffer buffer(fd, target);
+  std::ostream out(&buffer);
+  // A failed write throws from the buffer; badbit makes the stream pass that on.
+  out.exceptions(std::ios::badbit);
+  produce(out);
+  buffer.flushOrThrow();
+}
+
+void writeStdout(const std::string &bytes) {
+  flushStdout(); // what the tool printed before comes first
+  writeAll(STDOUT_FILENO, bytes.data(), bytes.size(), [](int error) {
+    throw Error("cannot write to standard output: " + errnoText(error));
+  });
+}
+
+/// The umask, read from /proc (umask() can only be read by setting it, which
+/// would race with threads creating files); the umask() dance without /proc.
+mode_t processUmask() {
+  if (FILE *status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, status))
+      found = std::sscanf(line, "Umask: %o", &mask) == 1;
+    std::fclose(status);
+    if (found) return mode_t(mask);
+  }
+  mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
+std::string randomSuffix() {
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[8];
+  if (::getrandom(bytes, sizeof bytes, 0) != ssize_t(sizeof bytes)) {
+    static uint64_t counter = 0;
+    uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                    (uint64_t(::getpid()) << 32) ^ ++counter * 0x9e3779b97f4a7c15ull;
+    std::memcpy(bytes, &seed, sizeof bytes);
+  }
+  std::string out;
+  for (unsigned char b : bytes) out += alphabet[b % (sizeof alphabet - 1)];
+  return out;
+}
+
+/// An output being written. Where the file system allows, it has no name until
+/// it is put in place (O_TMPFILE): a run killed by SIGKILL leaves nothing.
+/// Otherwise it is `target.tmp.XXXXXXXX`, removed on failure and on signals.
+struct TemporaryFile {
+  std::string path; // empty while unnamed
+  int fd = -1;
+  int slot = -1; // Signals.h, while it has a name
+};
+
+bool procFdUsable() {
+  static const bool usable = ::access("/proc/self/fd", X_OK) == 0;
+  return usable;
+}
+
+/// Creates `target.tmp.XXXXXXXX` exclusively: never an existing file, never
+/// through a symlink, readable by us alone until it is complete.
+TemporaryFile createNamedTemporary(const std::string &target) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = target + ".tmp." + randomSuffix();
+    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) return {name, fd, registerTemporaryFile(name)};
+    if (errno != EEXIST) throw Error("cannot create output file: " + errnoText(errno), target);
+  }
+  throw Error("cannot create output file: no free temporary name beside it", target);
+}
+
+TemporaryFile createTemporaryBeside(const std::string &target) {
+  if (procFdUsable()) {
+    // Linking an unnamed file in later needs /proc/self/fd (AT_EMPTY_PATH needs a capability).
+    int fd = ::open(parentDirectory(target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) return {"", fd, -1};
+    // Not supported by the kernel or the file system: fall back to a named temporary.
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+      throw Error("cannot create output file: " + errnoText(errno), target);
+  }
+  return createNamedTemporary(target);
+}
+
+void discard(TemporaryFile &tmp) {
+  if (tmp.fd >= 0) ::close(tmp.fd);
+  tmp.fd = -1;
+  if (!tmp.path.empty()) ::unlink(tmp.path.c_str());
+  unregisterTemporaryFile(tmp.slot);
+  tmp.slot = -1;
+}
+
+/// Renames the temporary over `target` (naming an unnamed one first, beside it).
+void putInPlace(TemporaryFile &tmp, const std::string &target) {
+  if (tmp.path.empty()) {
+    std::string self = "/proc/self/fd/" + std::to_string(tmp.fd);
+    for (int attempt = 0;; ++attempt) {
+      std::string name = target + ".tmp." + randomSuffix();
+      tmp.slot = registerTemporaryFile(name);
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        tmp.path = name;
+        break;
+      }
+      int error = errno;
+      unregisterTemporaryFile(tmp.slot);
+      tmp.slot = -1;
+      if (error != EEXIST || attempt == 100) throw Error("cannot write output file: " + errnoText(error), target);
+    }
+  }
+  if (::rename(tmp.path.c_str(), target.c_str()) != 0)
+    throw Error("cannot write output file: " + errnoText(errno), target);
+  unregisterTemporaryFile(tmp.slot);
+  tmp.slot = -1;
+  tmp.path.clear(); // it is the target now
+  ::close(tmp.fd);
+  tmp.fd = -1;
+}
+
+OutputTransaction *activeTransaction = nullptr;
+
+} // namespace
+
+struct OutputStaging {
+  static void stage(OutputTransaction &t, const TemporaryFile &tmp, const std::string &target) {
+    t.staged_.push_back({tmp.path, target, tmp.fd, tmp.slot});
+  }
+  static TemporaryFile temporaryOf(const OutputTransaction::Staged &s) { return {s.temporary, s.fd, s.slot}; }
+  static void stageStdout(OutputTransaction &t, const std::string &bytes) { t.stdoutBytes_ += bytes; }
+};
+
+void requireRegularFile(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error("cannot open file: " + errnoText(errno), path);
+  if (S_ISDIR(st.st_mode)) throw Error("cannot read file: it is a directory", path);
+  if (!S_ISREG(st.st_mode))
+    throw Error("cannot read file: it is not a regular file (a FIFO, socket or device); "
+                "use '-' to read standard input",
+                path);
+}
 
 std::string readFileOrStdin(const std::string &path) {
   if (path == "-") {
@@ -20,8 +257,9 @@ std::string readFileOrStdin(const std::string &path) {
     buffer << std::cin.rdbuf();
     return buffer.str();
   }
+  requireRegularFile(path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(std::string("cannot open file: ") + std::strerror(errno), path);
+  if (!in) throw Error("cannot open file: " + errnoText(errno), path);
   in.seekg(0, std::ios::end);
   std::streamoff size = in.tellg();
   if (size < 0) throw Error("cannot read file", path);
@@ -37,24 +275,40 @@ void writeFileAtomically(const std::string &path,
   if (path == "-") {
     std::ostringstream buffer;
     produce(buffer); // produce fully before writing, so errors print no partial output
-    std::string bytes = buffer.str();
-    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    std::cout.flush();
+    if (activeTransaction) OutputStaging::stageStdout(*activeTransaction, buffer.str());
+    else writeStdout(buffer.str());
     return;
   }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  try {
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) throw Error(std::string("cannot create output file: ") + std::strerror(errno), path);
-      produce(out);
-      out.flush();
-      if (!out) throw Error("failed writing output file", path);
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write output file: it is a directory", path);
+    if (!S_ISREG(st.st_mode)) {
+      // A device or FIFO (/dev/null, a named pipe): nothing to rename over it.
+      int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0) throw Error("cannot open output file: " + errnoText(errno), path);
+      try {
+        produceInto(fd, path, produce);
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+      return;
     }
-    std::filesystem::rename(tmp, path);
+  }
+  TemporaryFile tmp = createTemporaryBeside(path);
+  try {
+    produceInto(tmp.fd, path, produce);
+    // The temporary was private (0600); the output gets the mode a new file would.
+    if (::fchmod(tmp.fd, 0666 & ~processUmask()) != 0)
+      throw Error("cannot write output file: " + errnoText(errno), path);
+    if (activeTransaction) {
+      OutputStaging::stage(*activeTransaction, tmp, path); // it keeps the descriptor
+      return;
+    }
+    putInPlace(tmp, path);
   } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
+    discard(tmp);
     throw;
   }
 }
@@ -65,9 +319,53 @@ void writeFileAtomically(const std::string &path, const std::string &bytes) {
   });
 }
 
+OutputTransaction::OutputTransaction() {
+  if (activeTransaction) throw std::logic_error("OutputTransaction: one is already active");
+  activeTransaction = this;
+}
+
+OutputTransaction::~OutputTransaction() {
+  if (activeTransaction == this) activeTransaction = nullptr;
+  for (const Staged &s : staged_) {
+    TemporaryFile tmp = OutputStaging::temporaryOf(s);
+    discard(tmp);
+  }
+}
+
+void OutputTransaction::commit() {
+  if (activeTransaction == this) activeTransaction = nullptr;
+  while (!staged_.empty()) {
+    TemporaryFile tmp = OutputStaging::temporaryOf(staged_.front());
+    try {
+      putInPlace(tmp, staged_.front().target);
+    } catch (...) {
+      discard(tmp); // the destructor removes the rest
+      staged_.erase(staged_.begin());
+      throw;
+    }
+    staged_.erase(staged_.begin());
+  }
+  std::string bytes = std::move(stdoutBytes_);
+  stdoutBytes_.clear();
+  if (!bytes.empty()) writeStdout(bytes);
+}
+
+void flushStdout() {
+  errno = 0;
+  std::cout.flush();
+  bool failed = !std::cout;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) failed = true;
+  if (!failed) return;
+  int error = errno;
+  std::cout.clear();
+  std::clearerr(stdout);
+  throw Error(std::string("cannot write to standard output") + (error ? ": " + errnoText(error) : ""));
+}
+
 std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length) {
+  requireRegularFile(path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(std::string("cannot open data file: ") + std::strerror(errno), path);
+  if (!in) throw Error("cannot open data file: " + errnoText(errno), path);
   in.seekg(0, std::ios::end);
   uint64_t size = static_cast<uint64_t>(in.tellg());
   if (offset > size || length > size - offset)
@@ -81,7 +379,25 @@ std::string readFileRange(const std::string &path, uint64_t offset, uint64_t len
   return data;
 }
 
+std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length,
+                          std::optional<uint32_t> expectedCrc) {
+  std::string data = readFileRange(path, offset, length);
+  if (expectedCrc) {
+    uint32_t crc = crc32Update(0, data);
+    if (crc != *expectedCrc) {
+      char text[64];
+      std::snprintf(text, sizeof text, "CRC-32 %08x, expected %08x", unsigned(crc), unsigned(*expectedCrc));
+      throw Error("bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) +
+                      " do not match their CRC-32 (" + text +
+                      "): the file is corrupt or was replaced after it was referenced",
+                  path);
+    }
+  }
+  return data;
+}
+
 uint64_t fileSize(const std::string &path) {
+  requireRegularFile(path);
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error("cannot open file: " + ec.message(), path);

@@ -2,31 +2,83 @@
 //
 // Every tool reads a file or "-" (stdin) and writes a file or "-" (stdout).
 // Outputs are written to a temporary file beside the target and renamed, so a
-// failing tool never leaves a partial output file behind.
+// failing tool never leaves a partial output file behind. The temporary has no
+// name until it is complete (O_TMPFILE, linked in through /proc/self/fd), so not
+// even SIGKILL leaves one; where that is not supported it is created
+// exclusively (O_EXCL|O_NOFOLLOW, mode 0600, a random name), so a planted file
+// or symlink is never written through. Either way it gets the usual
+// umask-derived mode just before the rename. While an OutputTransaction is
+// active (runTool opens one around every tool's work), outputs are only
+// staged, and all of them are renamed into place when it commits: a run that
+// fails after writing one output leaves none.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace exir {
 
 /// Reads a whole file ("-" = stdin). Throws exir::Error naming the file.
 std::string readFileOrStdin(const std::string &path);
 
+/// Throws exir::Error unless `path` names an existing regular file, saying why
+/// (the errno text, "is a directory", or "is not a regular file" for a FIFO,
+/// socket or device, which a tool would block on or read forever).
+void requireRegularFile(const std::string &path);
+
 /// Writes through `produce` to `path` ("-" = stdout) via temp file + rename.
 /// If `produce` throws, the temporary file is removed and nothing appears.
+/// A `path` that exists and is a device or FIFO (/dev/null) is written in place;
+/// a directory is refused. Write errors (a full disk, a full stdout) throw.
 void writeFileAtomically(const std::string &path,
                          const std::function<void(std::ostream &)> &produce);
 
 /// Convenience wrapper for an in-memory payload.
 void writeFileAtomically(const std::string &path, const std::string &bytes);
 
+/// Every output written while it is active is staged (a temporary file, or the
+/// bytes for stdout) and only put in place by commit(); destroying it without
+/// commit() removes the temporaries. One is active at a time (not nested).
+class OutputTransaction {
+public:
+  OutputTransaction();
+  ~OutputTransaction();
+  OutputTransaction(const OutputTransaction &) = delete;
+  OutputTransaction &operator=(const OutputTransaction &) = delete;
+
+  /// Renames every staged file into place (in the order written), then writes
+  /// what was staged for stdout. Throws exir::Error if one cannot be.
+  void commit();
+
+private:
+  friend struct OutputStaging;
+  struct Staged {
+    std::string temporary, target; // temporary: empty while it has no name
+    int fd;                        // open until put in place
+    int slot;                      // Signals.h
+  };
+  std::vector<Staged> staged_;
+  std::string stdoutBytes_;
+};
+
+/// Flushes std::cout and throws exir::Error if anything written to it was lost
+/// (a full disk, /dev/full, a closed pipe without SIGPIPE).
+void flushStdout();
+
 /// Reads `length` bytes at `offset` of a file; throws if the file is shorter.
 std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length);
+
+/// readFileRange, and when `expectedCrc` is given (a DataRef's crc32, a zip
+/// member's CRC) the bytes must have that CRC-32: a corrupt archive member or
+/// a file replaced since it was referenced throws exir::Error.
+std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length,
+                          std::optional<uint32_t> expectedCrc);
 
 /// Size of a file in bytes; throws if it cannot be opened.
 uint64_t fileSize(const std::string &path);

@@ -5,6 +5,7 @@
 #include "Support/Allocator.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
+#include "Support/Signals.h"
 
 #include <algorithm>
 #include <iostream>
@@ -51,6 +52,8 @@ bool looksLikeBareExportJson(const std::string &path) {
 int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
             const std::function<void()> &body) {
   enableLargePageHeap();
+  throwBadAllocOnExhaustion();
+  installCleanupSignalHandlers();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -65,7 +68,11 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
     return ExitUsage;
   }
   try {
+    // Every output of the run is put in place only once all of them were written.
+    OutputTransaction outputs;
     body();
+    outputs.commit();
+    flushStdout(); // a full stdout (> /dev/full) is an error, not a silent exit 0
     return ExitOk;
   } catch (const UsageError &e) {
     std::cerr << toolName << ": error: " << e.what() << "\n"

@@ -12,7 +12,6 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -104,7 +103,7 @@ int main(int argc, char **argv) {
     };
     // Zero runs become holes in file outputs: sparse weights stay sparse.
     options.sparse = !output.empty() && output != "-";
-    // The .ptd first; if the .pte then fails, neither file is left behind.
+    // The .ptd first, then the .pte.
     if (externals) {
       ptd::File data;
       data.namedData = std::move(externals->entries);
@@ -120,16 +119,12 @@ int main(int argc, char **argv) {
       });
       bar.reset();
     }
-    try {
-      if (!output.empty())
-        timer.time("write-pte", [&] {
-          writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
-        });
-    } catch (...) {
-      std::error_code ignored;
-      if (externals && ptdPath != "-") std::filesystem::remove(ptdPath, ignored);
-      throw;
-    }
+    // runTool commits both files together: if the .pte fails, neither appears
+    // (and an existing .ptd is left as it was).
+    if (!output.empty())
+      timer.time("write-pte", [&] {
+        writeFileAtomically(output, [&](std::ostream &out) { pte::writePte(pte, options, out); });
+      });
     if (dumpJson) pte::dumpPteJson(pte, std::cout);
     passFlags.report(std::cerr, "exir-emit");
   });

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Plan/Placement.h"
 
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -23,8 +24,11 @@ using detail::ArenaResult;
 using detail::Block;
 
 void checkAlignment(uint64_t alignment) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+  if (!isPowerOfTwo(alignment))
     throw Error("alignment " + std::to_string(alignment) + " is not a power of two");
+  if (alignment > kMaxAlignment)
+    throw Error("alignment " + std::to_string(alignment) + " exceeds the limit of " +
+                std::to_string(kMaxAlignment) + " (1 GiB)");
 }
 
 uint64_t alignUp(uint64_t size, uint64_t alignment) {

@@ -140,8 +140,8 @@ void ExportReader::graphModule(Element e, ExportedProgram &ep) {
     ModuleCallEntry root;
     root.signature.emplace();
     forEachField(r_.object(*callSpec), [&](std::string_view k, Element v) {
-      if (k == "in_spec" && !r_.isNull(v)) root.signature->inSpec = str(v);
-      else if (k == "out_spec" && !r_.isNull(v)) root.signature->outSpec = str(v);
+      if (k == "in_spec" && !r_.isNull(v)) root.signature->inSpec = treeSpec(v);
+      else if (k == "out_spec" && !r_.isNull(v)) root.signature->outSpec = treeSpec(v);
     });
     ep.moduleCallGraph.push_back(std::move(root));
     req.see(2);

@@ -154,6 +154,8 @@ private:
   ConstantValue constantValue(Element e);
   ModuleCallEntry moduleCallEntry(Element e);
   ModuleCallSignature moduleCallSignature(Element e);
+  // An in_spec/out_spec string, checked with parseTreeSpec (IR/TreeSpec.h).
+  std::string treeSpec(Element e);
   RangeConstraint rangeConstraint(Element e);
   std::optional<int64_t> rangeBound(Element e, bool isMin);
   void graphModule(Element e, ExportedProgram &ep);

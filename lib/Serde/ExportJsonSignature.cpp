@@ -4,6 +4,7 @@
 // torch 2.1 dict form; ModuleCallEntry and ModuleCallSignature: reader and writer.
 //
 //===----------------------------------------------------------------------===//
+#include "IR/TreeSpec.h"
 #include "Serde/ExportJsonImpl.h"
 
 #include <unordered_map>
@@ -235,6 +236,17 @@ GraphSignature ExportReader::signature(Element e, const Graph &g) {
   return sig;
 }
 
+std::string ExportReader::treeSpec(Element e) {
+  std::string text = str(e);
+  if (text.empty()) return text; // no spec recorded
+  try {
+    parseTreeSpec(text);
+  } catch (const Error &error) {
+    r_.fail(error.message());
+  }
+  return text;
+}
+
 ModuleCallSignature ExportReader::moduleCallSignature(Element e) {
   Object o = r_.object(e);
   ModuleCallSignature s;
@@ -245,10 +257,10 @@ ModuleCallSignature ExportReader::moduleCallSignature(Element e) {
       forEach(r_.array(v), [&](Element item) { list.push_back(argument(item)); });
       req.see(k == "inputs" ? 0 : 1);
     } else if (k == "in_spec") {
-      s.inSpec = str(v);
+      s.inSpec = treeSpec(v);
       req.see(2);
     } else if (k == "out_spec") {
-      s.outSpec = str(v);
+      s.outSpec = treeSpec(v);
       req.see(3);
     } else if (k == "forward_arg_names") {
       if (!r_.isNull(v)) s.forwardArgNames = strings(v);

@@ -3,6 +3,7 @@
 #include "Pte/PteDump.h"
 #include "Pte/PteWriter.h"
 #include "IR/Verifier.h"
+#include "Plan/PlanPasses.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
@@ -64,6 +65,9 @@ int main(int argc, char **argv) {
     pte::Program pte;
     attributeErrorsTo(input, [&] {
       verifyProgram(program, Stage::Planned);
+      // The memory plan is checked as strictly as exir-plan checks its own
+      // output: overlaps, arena bounds, missing allocations, alignment.
+      plan::verifyMemoryPlan(program);
       pte = emit::emitProgram(program, externals ? &*externals : nullptr);
     });
     // A progress bar on stderr while large weights are copied (shown only on a terminal).

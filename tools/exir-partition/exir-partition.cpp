@@ -6,6 +6,8 @@
 // or what a partitioner tags (--partitioner). Writes a delegated program.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/OpInfo.h"
+#include "Edge/Passes.h"
 #include "Partition/Lowering.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
@@ -43,7 +45,8 @@ int main(int argc, char **argv) {
                  "artifact FILE written by --whole-module (repeatable)");
   app.add_option("--method", methods, "only partition or lower this method (repeatable; default all)");
   app.add_option("--blob-inline-limit", inlineLimit,
-                 "blobs up to this many bytes stay inline in the JSON; larger ones go to OUTPUT.blobs");
+                 "blobs up to this many bytes stay inline in the JSON; larger ones go to OUTPUT.blobs")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--list-backends", listBackends, "list the registered backends and exit");
   app.add_flag("--list-partitioners", listPartitioners, "list the partitioners and exit");
   app.add_flag("-v,--verbose", verbose, "print each delegate created on stderr");
@@ -80,6 +83,8 @@ int main(int argc, char **argv) {
     if (!wholeModule.empty()) options.backends->require(wholeModule);
     std::unique_ptr<Partitioner> partitioner;
     if (!partitionerSpec.empty()) partitioner = PartitionerRegistry::builtin().create(partitionerSpec, backend);
+    // Inputs are verified like exir-plan's (delegate calls may still wait for --lowered).
+    auto verifyInput = [](const Program &p) { edge::verifyEdgeProgram(p, edge::DtypeRules::forProgram(p)); };
     std::vector<std::pair<std::string, Program>> modules;
     for (const auto &binding : lowered) {
       auto eq = binding.find('=');
@@ -87,11 +92,13 @@ int main(int argc, char **argv) {
         throw Error("--lowered expects NAME=FILE, got '" + binding + "'");
       std::string file = binding.substr(eq + 1);
       modules.emplace_back(binding.substr(0, eq), readProgramOfStage(file, {Stage::Delegated}));
+      attributeErrorsTo(file, [&] { verifyInput(modules.back().second); });
     }
 
     Program program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated});
     LoweringReport report;
     attributeErrorsTo(input, [&] {
+      verifyInput(program);
       for (const auto &[name, module] : modules) composeLoweredModule(program, name, module, report);
       if (!wholeModule.empty()) lowerWholeProgram(program, wholeModule, specs, options, report);
       if (partitioner) partitionProgram(program, *partitioner, options, report);

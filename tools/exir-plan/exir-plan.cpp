@@ -16,6 +16,8 @@
 #include "Support/Error.h"
 #include "Tool/ToolMain.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -55,8 +57,14 @@ int main(int argc, char **argv) {
       std::string kind = spec.substr(0, eq);
       if (eq == std::string::npos || (kind != "inputs" && kind != "outputs" && kind != "activations" && kind != "buffers"))
         throw Error("--mem-id expects KIND=ID with KIND one of inputs, outputs, activations, buffers; got '" + spec + "'");
-      int id = std::atoi(spec.c_str() + eq + 1);
-      if (id < 1) throw Error("--mem-id arena ids start at 1, got '" + spec + "'");
+      // Arenas 1..kMaxMemId: the plan holds one buffer size per arena up to the largest id.
+      constexpr long long kMaxMemId = 1024;
+      const char *digits = spec.c_str() + eq + 1;
+      char *end = nullptr;
+      errno = 0;
+      long long id = std::strtoll(digits, &end, 10);
+      if (end == digits || *end != '\0' || errno == ERANGE || id < 1 || id > kMaxMemId)
+        throw Error("--mem-id arena ids are integers from 1 to " + std::to_string(kMaxMemId) + ", got '" + spec + "'");
       options.memIds[kind] = uint32_t(id);
     }
     plan::checkAlignment(options.alignment);

@@ -48,7 +48,7 @@ TreeSpec node(const Json &j, const std::string &where, size_t depth) {
     return Error("pytree spec " + where + ": " + message);
   };
   if (depth > kMaxTreeSpecDepth)
-    throw fail("nests deeper than " + std::to_string(kMaxTreeSpecDepth) + " containers");
+    throw Error("pytree spec nests deeper than " + std::to_string(kMaxTreeSpecDepth) + " containers");
   if (!j.is_object()) throw fail(std::string("expected an object {type, context, children_spec}, got ") + typeName(j));
   for (const char *key : {"type", "context", "children_spec"})
     if (!j.contains(key)) throw fail(std::string("missing '") + key + "'");

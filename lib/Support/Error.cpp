@@ -40,6 +40,17 @@ size_t utf8Length(unsigned char c) {
 
 } // namespace
 
+std::string shortLocation(const std::string &location) {
+  if (location.size() <= kMaxLocationLength) return location;
+  // Cut at UTF-8 character boundaries.
+  auto boundary = [&](size_t at) {
+    while (at > 0 && at < location.size() && (static_cast<unsigned char>(location[at]) & 0xc0) == 0x80) --at;
+    return at;
+  };
+  size_t head = boundary(kMaxLocationLength / 2), tail = boundary(location.size() - kMaxLocationLength / 3);
+  return location.substr(0, head) + "\xe2\x80\xa6" + location.substr(tail);
+}
+
 std::string oneLineMessage(std::string_view text) {
   static const char kEllipsis[] = "\xe2\x80\xa6"; // U+2026
   std::string out;

@@ -21,12 +21,17 @@ namespace exir {
 constexpr size_t kMaxQuotedInMessage = 200;
 /// Longest diagnostic line as a whole.
 constexpr size_t kMaxMessageLength = 4000;
+/// Longest location (JSON pointer) a diagnostic shows; a deeper one keeps its
+/// start and its end, so the message after it is never cut away.
+constexpr size_t kMaxLocationLength = 600;
 
 /// Makes `text` safe to print as one line of a diagnostic: control characters
 /// (newline, tab, escape, ...) become \n, \t or \xNN, every single-quoted run
 /// longer than kMaxQuotedInMessage is cut, and the whole is cut at
 /// kMaxMessageLength. Printable UTF-8 passes unchanged.
 std::string oneLineMessage(std::string_view text);
+/// `location` with its middle replaced by "…" when longer than kMaxLocationLength.
+std::string shortLocation(const std::string &location);
 
 class Error : public std::runtime_error {
 public:
@@ -54,7 +59,7 @@ public:
   std::string render() const {
     std::string out;
     if (!file_.empty()) out += "'" + file_ + "': ";
-    if (!location_.empty()) out += location_ + ": ";
+    if (!location_.empty()) out += shortLocation(location_) + ": ";
     out += message_;
     return oneLineMessage(out);
   }

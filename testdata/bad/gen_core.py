@@ -118,6 +118,14 @@ def export_inputs(out):
     }
     for name, fn in cases.items():
         dump(export_mutant(fn), os.path.join(e, f"core-{name}.json"))
+    # An argument nested 600 string-to-argument maps deep: refused by the JSON
+    # depth bound, and the long pointer is shortened so the message shows.
+    # (Built as text: Python's json module itself recurses too deep for it.)
+    arg = '{"as_string_to_argument": {"a": ' * 600 + '{"as_int": 1}' + "}}" * 600
+    d = load("basic.json")
+    d["graph_module"]["graph"]["nodes"][0]["inputs"].append({"name": "deep", "arg": "@ARG@", "kind": None})
+    with open(os.path.join(e, "core-argument-deep.json"), "w") as f:
+        f.write(json.dumps(d).replace('"@ARG@"', arg))
 
 
 def run(bin_dir, *args):
@@ -239,6 +247,12 @@ def program_inputs(out, bin_dir):
         d["constants"]["conv.bias"]["strides"] = [4, 1]
     mutate(conv, "plan-const-size-2p62x4", const_huge_size)
 
+    def const_broadcast(d):
+        # 2^62 elements read from one float (stride 0): the dense copy would be 2^64 bytes.
+        d["constants"]["conv.bias"]["sizes"] = [2**62]
+        d["constants"]["conv.bias"]["strides"] = [0]
+    mutate(conv, "plan-const-broadcast-2p63", const_broadcast)
+
 
 def pte_inputs(out, bin_dir):
     """.pte files whose indices point outside their tables: the seed basic.json
@@ -289,15 +303,18 @@ def pte_inputs(out, bin_dir):
 
 def pickle_pt2(path, pkl):
     """A legacy torch.export zip whose state dict (a stored torch.save zip) holds `pkl` as data.pkl."""
+    def member(name):  # fixed timestamps: the generated archives are reproducible
+        return zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+
     inner = io.BytesIO()
     with zipfile.ZipFile(inner, "w", zipfile.ZIP_STORED) as z:
-        z.writestr("archive/data.pkl", pkl)
-        z.writestr("archive/version", "3\n")
+        z.writestr(member("archive/data.pkl"), pkl)
+        z.writestr(member("archive/version"), "3\n")
     ep = load("basic.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-        z.writestr("serialized_exported_program.json", json.dumps(ep))
-        z.writestr("serialized_state_dict.pt", inner.getvalue())
+        z.writestr(member("serialized_exported_program.json"), json.dumps(ep))
+        z.writestr(member("serialized_state_dict.pt"), inner.getvalue())
 
 
 def pickle_inputs(out):

@@ -55,3 +55,14 @@ TEST_CASE("checked arithmetic reports overflow", "[checked-math]") {
   CHECK_FALSE(isPowerOfTwo(0));
   CHECK_FALSE(isPowerOfTwo(24));
 }
+
+TEST_CASE("Error::render keeps the message after a very deep location", "[error]") {
+  std::string deep;
+  for (int i = 0; i < 5000; ++i) deep += "/as_string_to_argument/a";
+  Error e("nesting too deep", "f.json", deep);
+  std::string out = e.render();
+  CHECK(out.size() < kMaxLocationLength + 100);
+  CHECK(out.rfind("'f.json': /as_string_to_argument/a", 0) == 0);
+  CHECK(out.find("\xe2\x80\xa6") != std::string::npos);
+  CHECK(out.substr(out.size() - std::string(": nesting too deep").size()) == ": nesting too deep");
+}

@@ -40,6 +40,16 @@ size_t utf8Length(unsigned char c) {
 
 } // namespace
 
+std::string escapeControlCharacters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (isControl(static_cast<unsigned char>(c))) appendEscaped(out, static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
+}
+
 std::string shortLocation(const std::string &location) {
   if (location.size() <= kMaxLocationLength) return location;
   // Cut at UTF-8 character boundaries.

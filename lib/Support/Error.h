@@ -30,6 +30,9 @@ constexpr size_t kMaxLocationLength = 600;
 /// longer than kMaxQuotedInMessage is cut, and the whole is cut at
 /// kMaxMessageLength. Printable UTF-8 passes unchanged.
 std::string oneLineMessage(std::string_view text);
+/// `text` with control characters written as \n, \t, \r or \xNN (no cutting),
+/// for printing input names in text output such as exir-inspect's.
+std::string escapeControlCharacters(std::string_view text);
 /// `location` with its middle replaced by "…" when longer than kMaxLocationLength.
 std::string shortLocation(const std::string &location);
 

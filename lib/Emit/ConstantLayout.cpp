@@ -1,6 +1,7 @@
 //===- Emit/ConstantLayout.cpp - A constant's bytes as the runtime reads them -===//
 #include "Emit/ConstantLayout.h"
 
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <numeric>
@@ -40,7 +41,13 @@ pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<ui
     throw Error(what + ": the view reads " + std::to_string(*needed) + " bytes of its storage but the data reference holds " +
                 std::to_string(length));
   uint64_t elem = elementSize(c.dtype);
-  uint64_t bytes = *count * elem;
+  // A broadcast view (stride 0) reads few storage bytes but may have a huge
+  // element count: its dense size must fit too.
+  std::optional<uint64_t> denseBytes = checkedMul<uint64_t>(*count, elem);
+  if (!denseBytes || *denseBytes > uint64_t(INT64_MAX))
+    throw Error(what + ": " + std::to_string(*count) + " elements of " + std::to_string(elem) +
+                " bytes are more than 2^63-1 bytes");
+  uint64_t bytes = *denseBytes;
   if (bytes == 0) return pte::BlobSource::fromBytes("");
 
   // Strides of the same sizes stored densely in `dimOrder` (innermost last).

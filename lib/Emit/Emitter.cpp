@@ -1,13 +1,12 @@
 //===- Emit/Emitter.cpp - planned program -> pte::Program -----------------===//
 #include "Emit/Emitter.h"
 #include "Emit/ConstantLayout.h"
+#include "IR/TreeSpec.h"
 #include "Pte/DistinctBlobs.h"
 #include "Ops/OperatorTable.h"
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 #include "Support/Hash.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -60,41 +59,28 @@ private:
   pte::DistinctBlobs distinct_;
 };
 
-std::string jsonTreespecToCompact(const nlohmann::json &node, size_t &leaves) {
-  if (node.is_null() || !node.is_object() || node.value("type", nlohmann::json()).is_null()) {
-    leaves = 1;
-    return "$";
-  }
-  std::string type = node["type"].get<std::string>();
-  const auto &children = node["children_spec"];
-  std::vector<std::string> parts;
-  std::vector<size_t> counts;
-  for (const auto &child : children) {
-    size_t n = 0;
-    parts.push_back(jsonTreespecToCompact(child, n));
-    counts.push_back(n);
-  }
+/// ExecuTorch's compact pytree string of a checked spec (see Emitter.h).
+std::string compactTreeSpec(const TreeSpec &spec) {
+  if (spec.isLeaf()) return "$";
   std::string kind;
-  std::vector<std::string> keys;
-  if (type == "builtins.tuple") kind = "T";
-  else if (type == "builtins.list") kind = "L";
-  else if (type == "builtins.dict" || type == "collections.OrderedDict") {
+  bool dict = false;
+  if (spec.type == "builtins.tuple") kind = "T";
+  else if (spec.type == "builtins.list") kind = "L";
+  else if (spec.type == "builtins.dict" || spec.type == "collections.OrderedDict") {
     kind = "D";
-    auto context = nlohmann::json::parse(node.value("context", std::string("[]")));
-    for (const auto &k : context) keys.push_back(k.is_string() ? "'" + k.get<std::string>() + "'" : k.dump());
-  } else if (type == "collections.namedtuple") kind = "N";
-  else kind = "C(" + type + ")";
-  std::string out = kind + std::to_string(parts.size());
-  leaves = 0;
-  for (size_t c : counts) {
-    out += "#" + std::to_string(c);
-    leaves += c;
-  }
+    dict = true;
+  } else if (spec.type == "collections.namedtuple") kind = "N";
+  else kind = "C(" + spec.type + ")";
+  std::string out = kind + std::to_string(spec.children.size());
+  for (const auto &child : spec.children) out += "#" + std::to_string(child.leafCount());
   out += "(";
-  for (size_t i = 0; i < parts.size(); ++i) {
+  for (size_t i = 0; i < spec.children.size(); ++i) {
     if (i) out += ",";
-    if (kind == "D" && i < keys.size()) out += keys[i] + ":";
-    out += parts[i];
+    if (dict) {
+      const TreeSpec::Key &k = spec.keys[i];
+      out += (k.isString ? "'" + k.text + "'" : k.text) + ":";
+    }
+    out += compactTreeSpec(spec.children[i]);
   }
   return out + ")";
 }
@@ -160,9 +146,18 @@ private:
     pte::Tensor t;
     t.scalarType = meta->dtype;
     bool dynamic = false;
-    for (const auto &s : meta->sizes) {
+    for (size_t d = 0; d < meta->sizes.size(); ++d) {
+      const SymInt &s = meta->sizes[d];
       if (s.isExpr) dynamic = true;
-      t.sizes.push_back(int32_t(plan::upperBound(s, ep_)));
+      // The .pte stores sizes as int32.
+      int64_t size = plan::upperBound(s, ep_);
+      if (size < 0 || size > INT32_MAX)
+        throw Error("tensor '" + valueName + "' has size " + std::to_string(size) + " in dim " + std::to_string(d) +
+                        (s.isExpr ? " (upper bound of " + s.expr + ")" : std::string()) +
+                        ", outside the 0..2^31-1 a .pte can hold",
+                    {}, scope_->path.empty() ? "/methods/" + name_ + "/graph_module/graph/tensor_values/" + valueName
+                                             : "/methods/" + name_ + " (subgraph " + scope_->path + ")");
+      t.sizes.push_back(int32_t(size));
     }
     for (int64_t d : meta->dimOrder()) t.dimOrder.push_back(uint8_t(d));
     t.requiresGrad = meta->requiresGrad;
@@ -584,15 +579,7 @@ private:
 
 std::string compactPytreeSpec(const std::string &treespecJson) {
   if (treespecJson.empty()) return "";
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(treespecJson);
-  } catch (const nlohmann::json::exception &e) {
-    throw Error(std::string("pytree spec is not valid JSON: ") + e.what());
-  }
-  if (!doc.is_array() || doc.size() != 2) throw Error("pytree spec must be [protocol, node]");
-  size_t leaves = 0;
-  return jsonTreespecToCompact(doc[1], leaves);
+  return compactTreeSpec(parseTreeSpec(treespecJson));
 }
 
 /// The constants delegates own go to Program.named_data keyed by FQN, where the

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IR/GraphPrinter.h"
+#include "Support/Error.h"
 #include "Support/Hash.h"
 
 #include <algorithm>
@@ -245,7 +246,7 @@ std::string targetText(const std::string &target) {
   case TargetDialect::MemoryAlloc: return "executorch_exir_memory_alloc";
   case TargetDialect::MemoryView: return "executorch_exir_memory_view";
   case TargetDialect::MemoryFree: return "executorch_exir_memory_free";
-  default: return target;
+  default: return escapeControlCharacters(target); // one node, one line
   }
 }
 
@@ -383,7 +384,8 @@ void printDelegateCall(std::ostream &os, const Graph &graph, const Node &node, c
   bool single = node.isHopSingleTensorReturn.value_or(false) && results.size() == 1;
   std::string callName = single ? results[0] : node.name.value_or("executorch_call_delegate");
   const std::string &module = node.inputs[0].arg.name;
-  os << indent << (single ? annotated(callName) : callName) << " = " << node.target << "(" << module;
+  os << indent << (single ? annotated(callName) : callName) << " = " << escapeControlCharacters(node.target) << "("
+     << module;
   std::vector<std::string> dead{module};
   for (size_t k = 1; k < node.inputs.size(); ++k) {
     os << ", " << argumentText(node.inputs[k].arg);
@@ -455,7 +457,7 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
       }
     }
     os << indent;
-    for (size_t k = 0; k < lhs.size(); ++k) os << (k ? ", " : "") << lhs[k];
+    for (size_t k = 0; k < lhs.size(); ++k) os << (k ? ", " : "") << escapeControlCharacters(lhs[k]);
     if (lhs.empty()) os << "_";
     os << " = " << targetText(node.target) << "(";
     bool first = true;

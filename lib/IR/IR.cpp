@@ -116,8 +116,9 @@ bool TensorMeta::isStatic() const {
 std::optional<int64_t> TensorMeta::numel() const {
   int64_t n = 1;
   for (const auto &s : sizes) {
-    if (s.isExpr) return std::nullopt;
-    n *= s.value;
+    // Symbolic, negative or overflowing: no static count (the verifier
+    // refuses the last two at every tool's input).
+    if (s.isExpr || s.value < 0 || __builtin_mul_overflow(n, s.value, &n)) return std::nullopt;
   }
   return n;
 }

@@ -115,7 +115,8 @@ struct TensorMeta {
   bool operator==(const TensorMeta &o) const = default;
 
   bool isStatic() const;
-  /// Product of the sizes; nullopt if any size is symbolic.
+  /// Product of the sizes; nullopt if any size is symbolic or negative, or
+  /// the product overflows int64.
   std::optional<int64_t> numel() const;
   /// Dim order from the strides: dims sorted by descending stride, ties keep
   /// dim order ([0..n-1] when the strides are symbolic or missing).

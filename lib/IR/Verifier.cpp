@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IR/Verifier.h"
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <unordered_set>
@@ -60,7 +61,38 @@ void verifyCond(const Node &node, const std::string &where) {
   }
 }
 
+/// Static sizes, strides and the storage offset are not negative, and the
+/// tensor's static byte size fits in int64 (a size like [2^62, 4] would
+/// overflow every later size computation).
+void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std::string &where) {
+  int64_t bytes = int64_t(elementSize(meta.dtype));
+  for (size_t d = 0; d < meta.sizes.size(); ++d) {
+    const SymInt &s = meta.sizes[d];
+    if (s.isExpr) continue;
+    if (s.value < 0)
+      throw Error("tensor '" + name + "' has negative size " + std::to_string(s.value) + " in dim " + std::to_string(d),
+                  {}, where + "/sizes/" + std::to_string(d));
+    if (!checkedMul<int64_t>(bytes, s.value)) {
+      std::string shape;
+      for (const auto &t : meta.sizes) shape += (shape.empty() ? "" : ", ") + (t.isExpr ? t.expr : std::to_string(t.value));
+      throw Error("tensor '" + name + "' of sizes [" + shape + "] and " + std::to_string(elementSize(meta.dtype)) +
+                      "-byte elements is larger than 2^63-1 bytes",
+                  {}, where + "/sizes");
+    }
+    bytes = *checkedMul<int64_t>(bytes, s.value);
+  }
+  for (size_t d = 0; d < meta.strides.size(); ++d)
+    if (!meta.strides[d].isExpr && meta.strides[d].value < 0)
+      throw Error("tensor '" + name + "' has negative stride " + std::to_string(meta.strides[d].value) + " in dim " +
+                      std::to_string(d),
+                  {}, where + "/strides/" + std::to_string(d));
+  if (!meta.storageOffset.isExpr && meta.storageOffset.value < 0)
+    throw Error("tensor '" + name + "' has negative storage offset " + std::to_string(meta.storageOffset.value), {},
+                where + "/storage_offset");
+}
+
 void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta) {
+  for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc + "/tensor_values/" + name);
   std::unordered_set<std::string> defined;
   defined.reserve(graph.nodes.size() + graph.inputs.size());
   // Locations are built only for an error: a 100k-node graph would build 100k strings.

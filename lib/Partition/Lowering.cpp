@@ -676,8 +676,9 @@ void verifyDelegatedProgram(const Program &program) {
 }
 
 void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_t inlineLimit) {
+  // The digest keys the deduplication below: always computed, never taken from the input.
   for (auto &[name, d] : program.delegates)
-    if (d.processed.inlineBytes && d.processed.sha256.empty()) d.processed.sha256 = sha256Hex(*d.processed.inlineBytes);
+    if (d.processed.inlineBytes) d.processed.sha256 = sha256Hex(*d.processed.inlineBytes);
   if (outputPath == "-") return;
   namespace fs = std::filesystem;
   std::string sidecar = fs::absolute(fs::path(outputPath + ".blobs")).lexically_normal().string();

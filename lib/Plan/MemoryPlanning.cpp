@@ -355,6 +355,9 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
   Placement placement;
   placement.algorithm = plan.algorithm;
   placement.arenaSizes = plan.bufferSizes;
+  // Each storage's aliases, found once (exir-emit runs this on every input).
+  std::unordered_map<std::string, std::vector<std::string>> aliasesOf;
+  for (const auto &[name, target] : a.aliases) aliasesOf[storageRoot(a.aliases, name)].push_back(name);
   for (const auto &root : a.order) {
     std::string key = scopedValueName(path, root);
     const Allocation *alloc = plan.allocations.find(key);
@@ -373,8 +376,8 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
       continue;
     }
     // Every alias of a storage must sit where the storage sits.
-    for (const auto &[name, target] : a.aliases)
-      if (storageRoot(a.aliases, name) == root)
+    if (auto aliases = aliasesOf.find(root); aliases != aliasesOf.end())
+      for (const auto &name : aliases->second)
         if (const Allocation *other = plan.allocations.find(scopedValueName(path, name)))
           if (!(*other == *alloc))
             throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},

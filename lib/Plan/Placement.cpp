@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Plan/Placement.h"
 
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -23,11 +24,11 @@ using detail::ArenaResult;
 using detail::Block;
 
 void checkAlignment(uint64_t alignment) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+  if (!isPowerOfTwo(alignment))
     throw Error("alignment " + std::to_string(alignment) + " is not a power of two");
-  // Every planned tensor is padded to it: beyond 1 GiB arenas only grow absurd.
-  if (alignment > (uint64_t(1) << 30))
-    throw Error("alignment " + std::to_string(alignment) + " is larger than the largest supported, 1073741824 (1 GiB)");
+  if (alignment > kMaxAlignment)
+    throw Error("alignment " + std::to_string(alignment) + " exceeds the limit of " +
+                std::to_string(kMaxAlignment) + " (1 GiB)");
 }
 
 uint64_t alignUp(uint64_t size, uint64_t alignment) {

@@ -3,6 +3,7 @@
 
 #include "Pte/DistinctBlobs.h"
 #include "Pte/SegmentSink.h"
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 
@@ -21,7 +22,6 @@ constexpr uint32_t kHeaderLength = 40;      // magic, length, four uint64 fields
 constexpr uint64_t kPaddedHeaderLength = 48; // padded to the flatbuffer alignment (16)
 constexpr uint64_t kHeaderOffset = 8;        // after the root offset and identifier
 
-bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 uint64_t roundUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 void putLE(std::string &out, uint64_t value, int bytes) {
@@ -38,9 +38,9 @@ uint64_t getLE(std::string_view bytes, size_t at, int count) {
 void writePtd(const File &file, const WriteOptions &options, std::ostream &out) {
   if (!isPowerOfTwo(options.segmentAlignment))
     throw Error("segment alignment must be a power of two, got " + std::to_string(options.segmentAlignment));
-  if (options.segmentAlignment > (uint64_t(1) << 30))
-    throw Error("segment alignment " + std::to_string(options.segmentAlignment) +
-                " is larger than the largest supported, 1073741824 (1 GiB)");
+  if (options.segmentAlignment > kMaxAlignment)
+    throw Error("segment alignment " + std::to_string(options.segmentAlignment) + " exceeds the limit of " +
+                std::to_string(kMaxAlignment) + " (1 GiB)");
 
   // Layout: one segment per distinct blob, aligned to lcm(segment alignment,
   // the largest alignment any of its keys asks for); both are powers of two.
@@ -51,8 +51,9 @@ void writePtd(const File &file, const WriteOptions &options, std::ostream &out) 
   for (size_t i = 0; i < file.namedData.size(); ++i) {
     const NamedData &entry = file.namedData[i];
     if (!seenKeys.emplace(entry.key, i).second) throw Error("duplicate key '" + entry.key + "' in the .ptd");
-    if (!isPowerOfTwo(entry.alignment))
-      throw Error("alignment of '" + entry.key + "' must be a power of two, got " + std::to_string(entry.alignment));
+    if (!isPowerOfTwo(entry.alignment) || entry.alignment > kMaxAlignment)
+      throw Error("alignment of '" + entry.key + "' must be a power of two up to 2^30, got " +
+                  std::to_string(entry.alignment));
     size_t segment = distinct.add(entry.data);
     if (segment == segmentAlignment.size()) segmentAlignment.push_back(1);
     segmentAlignment[segment] = std::max(segmentAlignment[segment], entry.alignment);

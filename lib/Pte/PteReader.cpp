@@ -102,6 +102,9 @@ private:
                                           const std::map<uint32_t, uint64_t> &wantedSizes,
                                           const std::string &where) const;
   void resolvePayloads(Program &program, const fb::Program *root);
+  /// Every index the flatbuffer holds (values, operators, delegates,
+  /// instructions, arenas) is inside the table it indexes.
+  void checkIndices(const ExecutionPlan &plan, const std::string &where) const;
 
   std::shared_ptr<const std::string> buffer_;
   const std::string &data_;
@@ -479,6 +482,73 @@ void Reader::resolvePayloads(Program &program, const fb::Program *root) {
   }
 }
 
+void Reader::checkIndices(const ExecutionPlan &plan, const std::string &where) const {
+  auto check = [&](int64_t index, size_t size, const char *table, const std::string &location) {
+    if (index < 0 || uint64_t(index) >= size)
+      fail(std::string(table) + " index " + std::to_string(index) + " is out of range (the plan has " +
+               std::to_string(size) + " " + table + "s)",
+           location);
+  };
+  size_t values = plan.values.size();
+  auto valueIndex = [&](int64_t index, const std::string &location) { check(index, values, "value", location); };
+  auto valueIndices = [&](const auto &list, const std::string &location) {
+    for (size_t i = 0; i < list.size(); ++i) valueIndex(list[i], at(location, i));
+  };
+  for (size_t v = 0; v < values; ++v) {
+    std::string location = at(where + "/values", v) + "/val";
+    const EValue &value = plan.values[v];
+    if (const auto *list = std::get_if<IntList>(&value)) valueIndices(list->items, location + "/items");
+    else if (const auto *tensors = std::get_if<TensorList>(&value)) valueIndices(tensors->items, location + "/items");
+    else if (const auto *optional = std::get_if<OptionalTensorList>(&value)) {
+      for (size_t i = 0; i < optional->items.size(); ++i)
+        if (optional->items[i] != -1) valueIndex(optional->items[i], at(location + "/items", i));
+    } else if (const auto *tensor = std::get_if<Tensor>(&value)) {
+      if (tensor->allocationInfo) {
+        uint32_t id = tensor->allocationInfo->memoryId;
+        if (id == 0 || id >= plan.nonConstBufferSizes.size())
+          fail("memory_id " + std::to_string(id) + " is not an arena of this plan (non_const_buffer_sizes has " +
+                   std::to_string(plan.nonConstBufferSizes.size()) + " entries)",
+               location + "/allocation_info/memory_id");
+      }
+    }
+  }
+  valueIndices(plan.inputs, where + "/inputs");
+  valueIndices(plan.outputs, where + "/outputs");
+  for (size_t c = 0; c < plan.chains.size(); ++c) {
+    const Chain &chain = plan.chains[c];
+    std::string chainWhere = at(where + "/chains", c);
+    valueIndices(chain.inputs, chainWhere + "/inputs");
+    valueIndices(chain.outputs, chainWhere + "/outputs");
+    for (size_t i = 0; i < chain.instructions.size(); ++i) {
+      std::string location = at(chainWhere + "/instructions", i) + "/instr_args";
+      const Instruction &instruction = chain.instructions[i];
+      if (const auto *k = std::get_if<KernelCall>(&instruction)) {
+        check(k->opIndex, plan.operators.size(), "operator", location + "/op_index");
+        valueIndices(k->args, location + "/args");
+      } else if (const auto *d = std::get_if<DelegateCall>(&instruction)) {
+        check(d->delegateIndex, plan.delegates.size(), "delegate", location + "/delegate_index");
+        valueIndices(d->args, location + "/args");
+      } else if (const auto *m = std::get_if<MoveCall>(&instruction)) {
+        valueIndex(m->moveFrom, location + "/move_from");
+        valueIndex(m->moveTo, location + "/move_to");
+      } else if (const auto *j = std::get_if<JumpFalseCall>(&instruction)) {
+        valueIndex(j->condValueIndex, location + "/cond_value_index");
+        // Jumping to one past the last instruction ends the chain.
+        if (j->destinationInstruction < 0 || size_t(j->destinationInstruction) > chain.instructions.size())
+          fail("destination_instruction " + std::to_string(j->destinationInstruction) +
+                   " is outside the chain of " + std::to_string(chain.instructions.size()) + " instructions",
+               location + "/destination_instruction");
+      } else if (const auto *f = std::get_if<FreeCall>(&instruction)) {
+        valueIndex(f->valueIndex, location + "/value_index");
+      }
+    }
+  }
+  if (plan.nonConstBufferDevice)
+    for (size_t i = 0; i < plan.nonConstBufferDevice->size(); ++i)
+      check((*plan.nonConstBufferDevice)[i].bufferIdx, plan.nonConstBufferSizes.size(), "buffer",
+            at(where + "/non_const_buffer_device", i) + "/buffer_idx");
+}
+
 Program Reader::read() {
   Program program;
   parseHeader(program);
@@ -514,6 +584,8 @@ Program Reader::read() {
                                               : SubsegmentOffsets{});
   }
   resolvePayloads(program, root);
+  for (size_t p = 0; p < program.executionPlan.size(); ++p)
+    checkIndices(program.executionPlan[p], at("/execution_plan", p));
   return program;
 }
 

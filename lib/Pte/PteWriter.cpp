@@ -12,6 +12,7 @@
 #include "Pte/PteWriter.h"
 
 #include "Pte/SegmentSink.h"
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include "program_generated.h"
@@ -29,8 +30,6 @@ using flatbuffers::Offset;
 
 constexpr uint32_t kExtendedHeaderLength = 32;
 
-bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
 uint64_t roundUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -43,7 +42,7 @@ void checkAlignment(const char *what, uint64_t value) {
   if (!isPowerOfTwo(value))
     throw Error(std::string(what) + " must be a power of two, got " + std::to_string(value));
   if (value > kMaxAlignment)
-    throw Error(std::string(what) + " " + std::to_string(value) + " is larger than the largest supported, " +
+    throw Error(std::string(what) + " " + std::to_string(value) + " exceeds the limit of " +
                 std::to_string(kMaxAlignment) + " (1 GiB)");
 }
 
@@ -173,8 +172,8 @@ Layout planLayout(const Program &program, const std::vector<BlobSource> &constan
     for (size_t i = 0; i < program.namedData->size(); ++i) {
       const NamedData &entry = (*program.namedData)[i];
       std::string where = "named_data[" + std::to_string(i) + "]";
-      if (!isPowerOfTwo(entry.alignment))
-        throw Error("alignment of named data '" + entry.key + "' must be a power of two, got " +
+      if (!isPowerOfTwo(entry.alignment) || entry.alignment > kMaxAlignment)
+        throw Error("alignment of named data '" + entry.key + "' must be a power of two up to 2^30, got " +
                         std::to_string(entry.alignment),
                     {}, where);
       if (!seenKeys.emplace(entry.key, i).second)

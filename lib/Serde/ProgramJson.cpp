@@ -127,6 +127,13 @@ DataRef ArtifactReader::dataRef(Element e) {
   } else if (!haveLength) {
     r_.fail("missing required field 'length' of DataRef");
   }
+  if (!ref.sha256.empty() && ref.inlineBytes) {
+    // A digest is recomputed wherever it matters, never trusted; one that
+    // contradicts the inline bytes it describes is refused here.
+    KeyScope scope(r_, "sha256");
+    if (sha256Hex(*ref.inlineBytes) != ref.sha256)
+      r_.fail("sha256 " + ref.sha256 + " does not match the inline bytes (" + sha256Hex(*ref.inlineBytes) + ")");
+  }
   return ref;
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Serde/TorchPickle.h"
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <cstring>
@@ -29,7 +30,14 @@ struct Value {
   std::vector<ValuePtr> items;                          // Tuple / List
   std::vector<std::pair<ValuePtr, ValuePtr>> entries;   // Dict
   PickledTensor tensor;                                 // Storage (key, dtype, bytes) / Tensor
+  bool onPath = false;                                  // being walked by Collector
 };
+
+/// Deepest container nesting a pickle may have (a state dict nests a few levels).
+constexpr size_t kMaxPickleDepth = 1000;
+/// Most (container, item) visits when collecting tensors: shared references
+/// (memo GETs) can make a small pickle describe an exponentially large tree.
+constexpr size_t kMaxPickleVisits = size_t(1) << 22;
 
 struct StorageClass {
   const char *name;
@@ -49,22 +57,28 @@ const StorageClass kStorageClasses[] = {
 class Unpickler {
 public:
   Unpickler(std::string_view data, const std::string &where) : data_(data), where_(where) {}
-  /// A list can hold itself (APPEND of a memoized list to itself): every
-  /// reference between values is dropped here, so none leaks and no
-  /// destructor recurses through a deep nest. Values returned by run() are
-  /// emptied too: use them before the Unpickler goes.
+  Unpickler(const Unpickler &) = delete;
+  Unpickler &operator=(const Unpickler &) = delete;
+  /// A pickle can make a container hold itself (memo GET + APPEND), and nest
+  /// containers deeply; both would leak or recurse if the values were freed
+  /// through their own references. Every value is owned here too, so emptying
+  /// all containers first frees each value on its own, flat.
   ~Unpickler() {
-    for (const ValuePtr &v : values_) {
+    for (const auto &v : all_) {
       v->items.clear();
       v->entries.clear();
     }
   }
-  Unpickler(const Unpickler &) = delete;
-  Unpickler &operator=(const Unpickler &) = delete;
 
   ValuePtr run();
 
 private:
+  ValuePtr make(Value::Kind kind) {
+    auto v = std::make_shared<Value>();
+    v->kind = kind;
+    all_.push_back(v);
+    return v;
+  }
   [[noreturn]] void fail(const std::string &message) const {
     throw Error("pickle: " + message + " (opcode at byte " + std::to_string(opcodeAt_) + ")", where_);
   }
@@ -106,12 +120,6 @@ private:
   ValuePtr &top() {
     if (stack_.size() <= markFloor()) fail("stack underflow");
     return stack_.back();
-  }
-  ValuePtr make(Value::Kind kind) {
-    auto v = std::make_shared<Value>();
-    v->kind = kind;
-    values_.push_back(v);
-    return v;
   }
   ValuePtr string(std::string s, Value::Kind kind = Value::Kind::String) {
     auto v = make(kind);
@@ -159,7 +167,7 @@ private:
   std::vector<ValuePtr> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, ValuePtr> memo_;
-  std::vector<ValuePtr> values_; // every value made, see ~Unpickler
+  std::vector<ValuePtr> all_; // every value made, see ~Unpickler
 };
 
 ValuePtr Unpickler::persistentLoad(const ValuePtr &pid) {
@@ -181,7 +189,10 @@ ValuePtr Unpickler::persistentLoad(const ValuePtr &pid) {
   if (pid->items[2]->kind != Value::Kind::String) fail("storage key is not a string");
   storage->tensor.storageKey = pid->items[2]->text;
   int64_t numel = intArg(pid->items[4], "storage size");
-  storage->tensor.storageBytes = static_cast<uint64_t>(numel) * elementSize(storage->tensor.dtype);
+  auto bytes = numel < 0 ? std::nullopt : checkedMul<uint64_t>(uint64_t(numel), elementSize(storage->tensor.dtype));
+  if (!bytes || *bytes > uint64_t(INT64_MAX))
+    fail("storage '" + storage->tensor.storageKey + "' has an invalid size of " + std::to_string(numel) + " elements");
+  storage->tensor.storageBytes = *bytes;
   return storage;
 }
 
@@ -377,31 +388,43 @@ ValuePtr Unpickler::run() {
   }
 }
 
-/// Containers nested deeper than this (or one that holds itself) are refused.
-constexpr int kMaxNesting = 1000;
+/// Walks the value tree for tensors, refusing cycles, excessive depth and
+/// exponential sharing.
+class Collector {
+public:
+  Collector(const std::string &where, std::vector<std::pair<std::string, PickledTensor>> &out)
+      : where_(where), out_(out) {}
 
-void collect(const ValuePtr &v, const std::string &key, const std::string &where,
-             std::vector<std::pair<std::string, PickledTensor>> &out, int depth = 0) {
-  if (depth > kMaxNesting)
-    throw Error("pickle: containers nested deeper than " + std::to_string(kMaxNesting) +
-                    " levels (or one that contains itself)",
-                where);
-  auto join = [&](const std::string &part) { return key.empty() ? part : key + "." + part; };
-  switch (v->kind) {
-  case Value::Kind::Tensor: out.emplace_back(key, v->tensor); break;
-  case Value::Kind::Tuple:
-  case Value::Kind::List:
-    for (size_t i = 0; i < v->items.size(); ++i) collect(v->items[i], join(std::to_string(i)), where, out, depth + 1);
-    break;
-  case Value::Kind::Dict:
-    for (const auto &[k, item] : v->entries) {
-      if (k->kind != Value::Kind::String) throw Error("pickle: a dict key is not a string", where);
-      collect(item, join(k->text), where, out, depth + 1);
+  void collect(Value &v, const std::string &key, size_t depth) {
+    if (++visits_ > kMaxPickleVisits)
+      throw Error("pickle: more than " + std::to_string(kMaxPickleVisits) +
+                      " container entries when expanded (too many shared references)",
+                  where_);
+    if (v.kind != Value::Kind::Tuple && v.kind != Value::Kind::List && v.kind != Value::Kind::Dict) {
+      if (v.kind == Value::Kind::Tensor) out_.emplace_back(key, v.tensor);
+      return;
     }
-    break;
-  default: break;
+    if (v.onPath) throw Error("pickle: container at '" + key + "' contains itself", where_);
+    if (depth >= kMaxPickleDepth)
+      throw Error("pickle: containers nest deeper than " + std::to_string(kMaxPickleDepth) + " levels", where_);
+    v.onPath = true;
+    auto join = [&](const std::string &part) { return key.empty() ? part : key + "." + part; };
+    if (v.kind == Value::Kind::Dict) {
+      for (const auto &[k, item] : v.entries) {
+        if (k->kind != Value::Kind::String) throw Error("pickle: a dict key is not a string", where_);
+        collect(*item, join(k->text), depth + 1);
+      }
+    } else {
+      for (size_t i = 0; i < v.items.size(); ++i) collect(*v.items[i], join(std::to_string(i)), depth + 1);
+    }
+    v.onPath = false;
   }
-}
+
+private:
+  const std::string &where_;
+  std::vector<std::pair<std::string, PickledTensor>> &out_;
+  size_t visits_ = 0;
+};
 
 } // namespace
 
@@ -410,7 +433,7 @@ std::vector<std::pair<std::string, PickledTensor>> readPickledTensors(std::strin
   Unpickler unpickler(pickle, where);
   ValuePtr root = unpickler.run();
   std::vector<std::pair<std::string, PickledTensor>> out;
-  collect(root, "", where, out);
+  Collector(where, out).collect(*root, "", 0);
   return out;
 }
 

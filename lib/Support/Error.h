@@ -9,10 +9,32 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace exir {
+
+/// Longest run of quoted text ('...') a diagnostic echoes; longer runs are cut
+/// with "…" so a 10 MB name does not become a 10 MB error line.
+constexpr size_t kMaxQuotedInMessage = 200;
+/// Longest diagnostic line as a whole.
+constexpr size_t kMaxMessageLength = 4000;
+/// Longest location (JSON pointer) a diagnostic shows; a deeper one keeps its
+/// start and its end, so the message after it is never cut away.
+constexpr size_t kMaxLocationLength = 600;
+
+/// Makes `text` safe to print as one line of a diagnostic: control characters
+/// (newline, tab, escape, ...) become \n, \t or \xNN, every single-quoted run
+/// longer than kMaxQuotedInMessage is cut, and the whole is cut at
+/// kMaxMessageLength. Printable UTF-8 passes unchanged.
+std::string oneLineMessage(std::string_view text);
+/// `text` with control characters written as \n, \t, \r or \xNN (no cutting),
+/// for printing input names in text output such as exir-inspect's.
+std::string escapeControlCharacters(std::string_view text);
+/// `location` with its middle replaced by "…" when longer than kMaxLocationLength.
+std::string shortLocation(const std::string &location);
 
 class Error : public std::runtime_error {
 public:
@@ -35,13 +57,14 @@ public:
     return *this;
   }
 
-  /// "'file': location: message" (parts that are empty are left out).
+  /// "'file': location: message" (parts that are empty are left out), as one
+  /// line (see oneLineMessage).
   std::string render() const {
     std::string out;
     if (!file_.empty()) out += "'" + file_ + "': ";
-    if (!location_.empty()) out += location_ + ": ";
+    if (!location_.empty()) out += shortLocation(location_) + ": ";
     out += message_;
-    return out;
+    return oneLineMessage(out);
   }
 
 private:

@@ -381,7 +381,14 @@ TEST_CASE("compactPytreeSpec: the arduino golden, empty and invalid specs", "[em
   CHECK(emit::compactPytreeSpec(R"([1, {"type": null, "context": null, "children_spec": []}])") == "$");
   CHECK(emit::compactPytreeSpec("") == "");
   CHECK_THAT(errorOf([] { emit::compactPytreeSpec("[1, {"); }), Catch::StartsWith("pytree spec is not valid JSON: "));
-  CHECK(errorOf([] { emit::compactPytreeSpec(R"({"type": null})"); }) == "pytree spec must be [protocol, node]");
+  CHECK(errorOf([] { emit::compactPytreeSpec(R"({"type": null})"); }) ==
+        "pytree spec must be [protocol, node], got object");
+  // Once a nlohmann assertion (and, with assertions off, a read past the end).
+  CHECK(errorOf([] { emit::compactPytreeSpec(R"([1, {"type": "builtins.tuple", "context": "null"}])"); }) ==
+        "pytree spec /1: missing 'children_spec'");
+  // Once an uncaught type_error.302 (exit 3).
+  CHECK(errorOf([] { emit::compactPytreeSpec(R"([1, {"type": "builtins.dict", "context": 7, "children_spec": []}])"); }) ==
+        "pytree spec /1: 'context' must be a string (JSON text) or null, got number");
 }
 
 namespace {

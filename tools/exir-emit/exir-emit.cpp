@@ -3,6 +3,7 @@
 #include "Pte/PteDump.h"
 #include "Pte/PteWriter.h"
 #include "IR/Verifier.h"
+#include "Plan/PlanPasses.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
@@ -92,7 +93,12 @@ int main(int argc, char **argv) {
     }
     pte::Program pte;
     attributeErrorsTo(input, [&] {
-      timer.time("verify", [&] { verifyProgram(program, Stage::Planned); });
+      timer.time("verify", [&] {
+        verifyProgram(program, Stage::Planned);
+        // The memory plan is checked as strictly as exir-plan checks its own
+        // output: overlaps, arena bounds, missing allocations, alignment.
+        plan::verifyMemoryPlan(program);
+      });
       timer.time("emit", [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
     });
     // A progress bar on stderr while large weights are copied (shown only on a terminal).

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/OpInfo.h"
+#include "Edge/Passes.h"
 #include "Partition/Lowering.h"
 #include "Partition/PartitionerRegistry.h"
 #include "Serde/ProgramReader.h"
@@ -48,7 +49,8 @@ int main(int argc, char **argv) {
                  "NAME: work on method NAME only, as in every exir tool; here the other methods pass through "
                  "unchanged (repeatable; default all)");
   app.add_option("--blob-inline-limit", inlineLimit,
-                 "blobs up to this many bytes stay inline in the JSON; larger ones go to OUTPUT.blobs");
+                 "blobs up to this many bytes stay inline in the JSON; larger ones go to OUTPUT.blobs")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--list-backends", listBackends, "list the registered backends and exit");
   app.add_flag("--list-partitioners", listPartitioners, "list the partitioners and exit");
   app.add_flag("--no-verify", noVerify,
@@ -100,6 +102,8 @@ int main(int argc, char **argv) {
     if (!wholeModule.empty()) options.backends->require(wholeModule);
     std::unique_ptr<Partitioner> partitioner;
     if (!partitionerSpec.empty()) partitioner = PartitionerRegistry::builtin().create(partitionerSpec, backend);
+    // Inputs are verified like exir-plan's (delegate calls may still wait for --lowered).
+    auto verifyInput = [](const Program &p) { edge::verifyEdgeProgram(p, edge::DtypeRules::forProgram(p)); };
     std::vector<std::pair<std::string, Program>> modules;
     for (const auto &binding : lowered) {
       auto eq = binding.find('=');
@@ -107,6 +111,7 @@ int main(int argc, char **argv) {
         throw UsageError("--lowered expects NAME=FILE, got '" + binding + "'");
       std::string file = binding.substr(eq + 1);
       modules.emplace_back(binding.substr(0, eq), readProgramOfStage(file, {Stage::Delegated}));
+      attributeErrorsTo(file, [&] { verifyInput(modules.back().second); });
     }
 
     Program program;
@@ -115,6 +120,7 @@ int main(int argc, char **argv) {
     addOpLibraries(program, opLibraries);
     LoweringReport report;
     attributeErrorsTo(input, [&] {
+      verifyInput(program);
       // verifyDelegatedProgram checks the result once, at the end.
       PassManager pm(passFlags.managerOptions(), nullptr);
       if (!modules.empty())

@@ -17,6 +17,8 @@
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -77,8 +79,14 @@ int main(int argc, char **argv) {
       std::string kind = spec.substr(0, eq);
       if (eq == std::string::npos || (kind != "inputs" && kind != "outputs" && kind != "activations" && kind != "buffers"))
         throw UsageError("--mem-id expects KIND=ID with KIND one of inputs, outputs, activations, buffers; got '" + spec + "'");
-      int id = std::atoi(spec.c_str() + eq + 1);
-      if (id < 1) throw UsageError("--mem-id arena ids start at 1, got '" + spec + "'");
+      // Arenas 1..kMaxMemId: the plan holds one buffer size per arena up to the largest id.
+      constexpr long long kMaxMemId = 1024;
+      const char *digits = spec.c_str() + eq + 1;
+      char *end = nullptr;
+      errno = 0;
+      long long id = std::strtoll(digits, &end, 10);
+      if (end == digits || *end != '\0' || errno == ERANGE || id < 1 || id > kMaxMemId)
+        throw UsageError("--mem-id arena ids are integers from 1 to " + std::to_string(kMaxMemId) + ", got '" + spec + "'");
       options.memIds[kind] = uint32_t(id);
     }
     if (passFlags.listPasses(std::cout)) return;

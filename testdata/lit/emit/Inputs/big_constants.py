@@ -6,6 +6,8 @@ nothing here (or in the tools) writes or reads gigabytes of real data.
       whose only non-zero bytes are big.a's first float (1.0) and big.b's last (2.0)
   big_constants.py check-pte PTE HEAD_JSON   check the .pte against its flatbuffer
       (decoded by flatc into HEAD_JSON): 64-bit offsets, the sentinels in place
+  big_constants.py make-dense PLAN_IN PLAN_OUT DATA MIB   the same with MIB MiB of
+      real (non-zero) bytes, so that a copy takes time even when holes are skipped
   big_constants.py head PTE OUT              write the .pte's flatbuffer part to OUT
   big_constants.py check-ptd PTD             the sentinels in the .ptd (layout from exir-inspect on stdin)
 """
@@ -15,6 +17,20 @@ GIB = 1 << 30
 SIZES = {"big.a": 3 * GIB, "big.b": 2 * GIB}
 
 
+def make_dense(plan_in, plan_out, data, mib):
+    total = int(mib) << 20
+    SIZES["big.a"] = total // 5 * 3 // 4 * 4
+    SIZES["big.b"] = total - SIZES["big.a"]
+    pattern = bytes(range(1, 256)) * 4112  # ~1 MiB, no zero byte
+    with open(data, "wb") as f:
+        left = total
+        while left:
+            chunk = pattern[:min(left, len(pattern))]
+            f.write(chunk)
+            left -= len(chunk)
+    write_plan(plan_in, plan_out, data)
+
+
 def make(plan_in, plan_out, data):
     with open(data, "wb") as f:
         f.truncate(SIZES["big.a"] + SIZES["big.b"])
@@ -22,6 +38,10 @@ def make(plan_in, plan_out, data):
         f.write(struct.pack("<f", 1.0))
         f.seek(SIZES["big.a"] + SIZES["big.b"] - 4)
         f.write(struct.pack("<f", 2.0))
+    write_plan(plan_in, plan_out, data)
+
+
+def write_plan(plan_in, plan_out, data):
     p = json.load(open(plan_in))
     gm = p["methods"]["forward"]["graph_module"]
     offset = 0
@@ -92,4 +112,4 @@ def check_ptd(ptd):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"make": make, "head": head, "check-pte": check_pte, "check-ptd": check_ptd}[cmd](*args)
+    {"make": make, "make-dense": make_dense, "head": head, "check-pte": check_pte, "check-ptd": check_ptd}[cmd](*args)

@@ -3,9 +3,10 @@
   signal_cleanup.py SIGNAL OUTDIR -- COMMAND...
 
 OUTDIR must hold only `existing.pte` ("left alone"). COMMAND (an exir-emit
-writing into OUTDIR, slow enough: gigabytes of sparse weights) is started; as
-soon as it has a file in OUTDIR open (its temporary output, named or not: see
-/proc/PID/fd), SIGNAL (INT, TERM or KILL) is sent. The tool
+writing into OUTDIR, some hundred MB of real weights) is started; as soon as it
+has a file in OUTDIR open (its temporary output, named or not: see
+/proc/PID/fd), it is stopped (SIGSTOP, so the signal surely lands mid-write),
+SIGNAL (INT, TERM or KILL) is sent and it is continued. The tool
 must die of that signal, and OUTDIR must again hold only `existing.pte`,
 unchanged: no partial output, no `*.tmp.*` temporary, no .ptd.
 """
@@ -47,11 +48,12 @@ while True:
     if time.time() > deadline:
         proc.kill()
         sys.exit("no temporary output appeared within 60 s")
-    time.sleep(0.01)
-time.sleep(0.2)  # well inside the write
+    time.sleep(0.001)
+proc.send_signal(signal.SIGSTOP)
 if proc.poll() is not None:
     sys.exit("the tool ended (status %d) before the signal: make the emit longer" % proc.returncode)
 proc.send_signal(sig)
+proc.send_signal(signal.SIGCONT)
 status = proc.wait(timeout=60)
 problems = []
 if status != -sig:

@@ -55,6 +55,11 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
   throwBadAllocOnExhaustion();
   installCleanupSignalHandlers();
   try {
+    // A repeatable option takes one value per use, so `--pass NAME model.pt2`
+    // never swallows the input file (CLI11's vectors take all that follow).
+    for (CLI::Option *opt : app.get_options())
+      if (opt->get_expected_max() > 1 && opt->get_positional() == false)
+        opt->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
     return app.exit(e);

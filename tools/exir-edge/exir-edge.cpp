@@ -112,7 +112,17 @@ int main(int argc, char **argv) {
   app.add_flag("--edge-yaml-replace", options.edgeYamlReplace, "--edge-yaml's rules alone: ops the file does not list go unchecked");
   app.add_option("--allow-non-core", options.allowNonCore, "keep this non-core op (e.g. aten::foo.default) instead of failing");
   app.add_option("--pass", options.extraPasses,
-                 "run a built-in pass after to_edge (see --list-passes); also on an Edge artifact");
+                 "run a built-in pass after to_edge (see --list-passes); also on an Edge artifact")
+      ->check(CLI::Validator(
+          [](std::string &name) -> std::string {
+            std::string valid;
+            for (const auto &info : edge::edgePassRegistry()) {
+              if (info.name == name) return {};
+              valid += (valid.empty() ? "" : ", ") + info.name;
+            }
+            return "unknown pass '" + name + "'; valid names: " + valid;
+          },
+          "PASS"));
   app.add_option("--rewrite", options.rewriteRules,
                  "apply rewrite rules from a YAML file (lib/Edge/REWRITE_RULES.md) after to_edge; on an Edge "
                  "artifact, only the rules (and --pass) run");

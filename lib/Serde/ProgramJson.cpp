@@ -77,6 +77,7 @@ private:
   MemoryPlan memoryPlan(Element e);
   EdgeRulesRecord edgeRules(Element e);
   OpLibraryRecord opLibrary(Element e);
+  template <class Record> Record textRecord(json::Object o, const char *what);
 
   Reader &r_;
   fs::path base_;
@@ -213,38 +214,32 @@ Delegate ArtifactReader::delegate(Element e) {
   return d;
 }
 
-OpLibraryRecord ArtifactReader::opLibrary(Element e) {
-  json::Object o = r_.object(e);
-  OpLibraryRecord rec;
+// An embedded file (edge.yaml, an op library): its name, text and the text's
+// SHA-256, which must match, so a hand-edited artifact is noticed.
+template <class Record>
+Record ArtifactReader::textRecord(json::Object o, const char *what) {
+  Record rec;
   for (const char *name : {"source", "sha256", "text"}) {
-    Element v = requireField(r_, o, name, "op library");
+    Element v = requireField(r_, o, name, what);
     KeyScope scope(r_, name);
     std::string text(r_.string(v));
     (name[1] == 'o' ? rec.source : name[1] == 'h' ? rec.sha256 : rec.text) = std::move(text);
   }
   if (sha256Hex(rec.text) != rec.sha256) {
     KeyScope scope(r_, "sha256");
-    r_.fail("the recorded op library text does not match its sha256 (the artifact was edited?)");
+    r_.fail(std::string("the recorded ") + what + " text does not match its sha256 (the artifact was edited?)");
   }
   return rec;
 }
 
+OpLibraryRecord ArtifactReader::opLibrary(Element e) { return textRecord<OpLibraryRecord>(r_.object(e), "op library"); }
+
 EdgeRulesRecord ArtifactReader::edgeRules(Element e) {
   json::Object o = r_.object(e);
-  EdgeRulesRecord rec;
-  for (const char *name : {"source", "sha256", "text"}) {
-    Element v = requireField(r_, o, name, "edge_yaml");
-    KeyScope scope(r_, name);
-    std::string text(r_.string(v));
-    (name[1] == 'o' ? rec.source : name[1] == 'h' ? rec.sha256 : rec.text) = std::move(text);
-  }
+  EdgeRulesRecord rec = textRecord<EdgeRulesRecord>(o, "edge.yaml");
   if (auto replace = o.at_key("replace"); !replace.error()) {
     KeyScope scope(r_, "replace");
     rec.replace = r_.boolean(replace.value_unsafe());
-  }
-  if (sha256Hex(rec.text) != rec.sha256) {
-    KeyScope scope(r_, "sha256");
-    r_.fail("the recorded edge.yaml text does not match its sha256 (the artifact was edited?)");
   }
   return rec;
 }

@@ -55,6 +55,13 @@ bind() { # bind SRC DST [ro]
 # /proc only: the root keeps the device nodes debootstrap made. Binding the
 # host's /dev let a package script in the root replace the host's /dev/null.
 bind /proc "$root/proc"
+# A private pseudo-terminal instance for tests that need a terminal (script(1));
+# the host's /dev/pts is not touched.
+mkdir -p "$root/dev/pts"
+if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$root/dev/pts" 2>/dev/null; then
+  mounts+=("$root/dev/pts")
+  rm -f "$root/dev/ptmx" && ln -s pts/ptmx "$root/dev/ptmx"
+fi
 if [ -d "$repo/../shared" ]; then bind "$(cd "$repo/../shared" && pwd)" "$root/work/shared" ro; fi
 
 # A clean clone of HEAD, as CI makes one.

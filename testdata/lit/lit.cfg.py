@@ -28,6 +28,21 @@ def _has_sparse_files(directory):
         f.flush()
         return os.stat(f.name).st_blocks * 512 < (1 << 20)
 
+# A pseudo-terminal (script(1) runs a tool with a terminal as stdout).
+def _has_pty():
+    try:
+        master, slave = os.openpty()
+    except OSError:
+        return False
+    os.close(master)
+    os.close(slave)
+    return True
+
+if _has_pty():
+    config.available_features.add("pty")
+else:
+    lit_config.note("no pseudo-terminal: the tests that need a terminal are unsupported")
+
 if _has_sparse_files(config.test_exec_root):
     config.available_features.add("sparse-files")
 else:

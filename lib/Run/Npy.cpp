@@ -1,6 +1,7 @@
 //===- Run/Npy.cpp - NumPy .npy files without numpy -----------------------===//
 #include "Run/Npy.h"
 #include "Run/TensorData.h"
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 
@@ -90,6 +91,7 @@ Tensor parseNpy(const std::string &bytes) {
     if (shape[i] >= '0' && shape[i] <= '9') {
       size_t end = i;
       while (end < shape.size() && shape[end] >= '0' && shape[end] <= '9') ++end;
+      if (end - i > 18) throw Error("npy shape " + shape + " has a size beyond 64 bits");
       sizes.push_back(std::stoll(shape.substr(i, end - i)));
       i = end;
     } else if (shape[i] == '(' || shape[i] == ')' || shape[i] == ',' || shape[i] == ' ' || shape[i] == 'L') {
@@ -98,8 +100,14 @@ Tensor parseNpy(const std::string &bytes) {
       throw Error("npy shape " + shape + " is malformed");
     }
   }
-  Tensor t = Tensor::make(dtype, sizes);
+  // The shape is checked against the data before anything is allocated.
+  std::optional<int64_t> numel = checkedProduct(sizes);
+  std::optional<int64_t> needed = numel ? checkedMul<int64_t>(*numel, int64_t(elementSize(dtype))) : std::nullopt;
   size_t body = headerStart + headerLen;
+  if (!needed || uint64_t(*needed) > bytes.size() - body)
+    throw Error("npy data is " + std::to_string(bytes.size() - body) + " bytes; shape " + shape + " needs " +
+                (needed ? std::to_string(*needed) : std::string("more than 2^63")));
+  Tensor t = Tensor::make(dtype, sizes);
   if (bytes.size() - body < t.nbytes())
     throw Error("npy data is " + std::to_string(bytes.size() - body) + " bytes; shape " + shape + " needs " +
                 std::to_string(t.nbytes()));

@@ -7,6 +7,7 @@
 
 #include "Run/Value.h"
 
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <numeric>
@@ -28,9 +29,9 @@ std::vector<uint8_t> contiguousOrder(size_t rank) {
 } // namespace
 
 int64_t Tensor::numel() const {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
+  std::optional<int64_t> n = checkedProduct(sizes);
+  if (!n) throw Error("a tensor of sizes " + sizesText(sizes) + " has more elements than fit in 64 bits");
+  return *n;
 }
 
 std::vector<int64_t> Tensor::strides() const {

@@ -139,6 +139,7 @@ def npy_cases():
     write("npy/formats-fortran.npy", npy("<f4", (2, 3, 4), good, fortran=True))
     write("npy/formats-version-9.npy", npy("<f4", (2, 3, 4), good, version=b"\x09\x00"))
     write("npy/formats-huge-shape.npy", npy("<f4", (1 << 40, 1 << 40), good))
+    write("npy/formats-size-beyond-64-bits.npy", npy("<f4", (10 ** 30, 2), good))
     write("npy/formats-header-garbage.npy", b"\x93NUMPY\x01\x00\x10\x00{'descr': <<<<<\n" + good)
 
 

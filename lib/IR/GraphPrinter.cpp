@@ -39,10 +39,15 @@ std::string pyFloat(double v) {
 
 std::string pyString(const std::string &s) {
   std::string out = "'";
+  static const char *digits = "0123456789abcdef";
   for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
     if (c == '\'' || c == '\\') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
-    out += c;
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (u < 0x20 || u == 0x7f) out += std::string("\\x") + digits[u >> 4] + digits[u & 15];
+    else out += c;
   }
   return out + "'";
 }
@@ -189,11 +194,13 @@ template <typename T, typename F> std::string listText(const std::vector<T> &ite
 std::string argumentText(const Argument &a) {
   switch (a.kind) {
   case ArgKind::None: return "None";
-  case ArgKind::Tensor: return a.name;
-  case ArgKind::OptionalTensor: return a.name.empty() ? "None" : a.name;
-  case ArgKind::Tensors: return listText(a.names, [](const std::string &n) { return n; });
+  // Value names come from the input file: one node stays one line.
+  case ArgKind::Tensor: return escapeControlCharacters(a.name);
+  case ArgKind::OptionalTensor: return a.name.empty() ? "None" : escapeControlCharacters(a.name);
+  case ArgKind::Tensors: return listText(a.names, [](const std::string &n) { return escapeControlCharacters(n); });
   case ArgKind::OptionalTensors:
-    return listText(a.names, [](const std::string &n) { return n.empty() ? std::string("None") : n; });
+    return listText(a.names,
+                    [](const std::string &n) { return n.empty() ? std::string("None") : escapeControlCharacters(n); });
   case ArgKind::Int: return std::to_string(a.intValue);
   case ArgKind::Ints: return listText(a.ints, [](int64_t v) { return std::to_string(v); });
   case ArgKind::Float: return pyFloat(a.floatValue);
@@ -498,7 +505,7 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
     }
     if (!dead.empty()) {
       os << ";  ";
-      for (const auto &n : dead) os << n << " = ";
+      for (const auto &n : dead) os << escapeControlCharacters(n) << " = ";
       os << "None";
     }
     if (plan) {
@@ -531,7 +538,7 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
         std::vector<std::string> names;
         a.collectTensorNames(names);
         for (const auto &n : names) {
-          os << ", " << n;
+          os << ", " << escapeControlCharacters(n);
           if (const TensorMeta *meta = sub.tensorValues.find(n)) os << ": \"" << tensorAnnotation(*meta) << "\"";
         }
       }
@@ -552,7 +559,7 @@ static void printMethod(std::ostream &os, const ExportedProgram &ep, const Memor
     in.collectTensorNames(names);
     if (in.kind == ArgKind::SymInt && !in.syms.empty()) names.push_back(in.syms[0].name);
     for (const auto &n : names) {
-      os << ", " << n;
+      os << ", " << escapeControlCharacters(n);
       if (const TensorMeta *meta = ep.graph.tensorValues.find(n)) os << ": \"" << tensorAnnotation(*meta) << "\"";
       if (plan)
         if (const Allocation *a = plan->allocations.find(n))

@@ -104,23 +104,18 @@ inline float bfloat16BitsToFloat(uint16_t bits) {
 }
 
 /// Storage types for float16 / bfloat16 elements; kernels compute them in
-/// float (as PyTorch's CPU kernels do) and round once when storing.
-struct Half {
+/// float (as PyTorch's CPU kernels do) and round once when storing. One
+/// template over the two encodings keeps them distinct types for dispatch.
+template <uint16_t (*Encode)(float), float (*Decode)(uint16_t)> struct Float16Storage {
   uint16_t bits = 0;
-  Half() = default;
+  Float16Storage() = default;
   template <typename T>
     requires std::is_convertible_v<T, float>
-  Half(T v) : bits(floatToHalfBits(float(v))) {}
-  operator float() const { return halfBitsToFloat(bits); }
+  Float16Storage(T v) : bits(Encode(float(v))) {}
+  operator float() const { return Decode(bits); }
 };
-struct BFloat16 {
-  uint16_t bits = 0;
-  BFloat16() = default;
-  template <typename T>
-    requires std::is_convertible_v<T, float>
-  BFloat16(T v) : bits(floatToBFloat16Bits(float(v))) {}
-  operator float() const { return bfloat16BitsToFloat(bits); }
-};
+using Half = Float16Storage<floatToHalfBits, halfBitsToFloat>;
+using BFloat16 = Float16Storage<floatToBFloat16Bits, bfloat16BitsToFloat>;
 
 //===----------------------------------------------------------------------===//
 // Dtype dispatch

@@ -39,9 +39,11 @@ namespace {
 /// Overlap entries the order search may visit in total (each decode visits
 /// all of them once); arenas whose single decode exceeds it are not searched.
 constexpr size_t kWorkBudget = 30'000'000;
-/// The same for the touching-perimeter placements, each of which visits
-/// every overlap once (a few decodes, on arenas of any size).
-constexpr size_t kContactWorkBudget = 30'000'000;
+/// The same for the touching-perimeter placements, on arenas of any size:
+/// each visits every overlap once; they run only if two of them fit, and stop
+/// when the next would exceed it (bench/plan_bench.sh's dense random DAG of
+/// 100k tensors, 14M overlaps, gets none: they did not help there).
+constexpr size_t kContactWorkBudget = 16'000'000;
 
 /// splitmix64: tiny, fast, and the same sequence on every platform.
 class Rng {
@@ -154,7 +156,7 @@ ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
   // residuals around its stages). "Long" is at least 2 or 4 times the median
   // lifetime, or (third order) classes of lifetimes by powers of two. Small
   // arenas also get plain program order and size order.
-  if (work <= kContactWorkBudget) {
+  if (work <= kContactWorkBudget / 2) {
     auto length = [&](uint32_t b) { return blocks[b].end - blocks[b].start + 1; };
     auto byStart = [&](uint32_t a, uint32_t b) {
       if (blocks[a].start != blocks[b].start)
@@ -186,7 +188,11 @@ ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
         return blocks[a].size != blocks[b].size ? blocks[a].size > blocks[b].size : byStart(a, b);
       }));
     }
+    size_t spent = 0;
     for (const auto &order : orders) {
+      if (spent + work > kContactWorkBudget)
+        break;
+      spent += work;
       ArenaResult start = placeContactFit(blocks, order, index, floor);
       compactDown(blocks, index, start);
       consider(start);

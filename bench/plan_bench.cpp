@@ -11,6 +11,7 @@
 //   exir-plan-bench [--case NAME] [--algorithm NAME] [--svg DIR]
 //
 // Cases: mlp (chain), resnet (skip connections), unet (long-lived skips),
+// convnet (MobileNet-like inverted residuals),
 // llama (32 decoder layers, KV caches as mutable buffers), random (a random
 // DAG of 100k items).
 //
@@ -216,6 +217,30 @@ std::vector<PlanItem> unet() {
   return p.items();
 }
 
+/// A MobileNet-v2-like convnet of 800 inverted-residual blocks: each block's
+/// input stays live for the residual add while a chain of 6x wider
+/// activations runs beside it, and the next block's input is born before the
+/// add's inputs die. Size order and program order both stack two residuals
+/// and then lack room for two wide activations beside them (1.08x the bound).
+std::vector<PlanItem> convnet() {
+  Program p;
+  const uint64_t f32 = 4, hw = 16 * 16, channels = 16, wide = 6 * channels;
+  uint32_t x = p.input("image", 3 * hw * f32);
+  x = p.op("stem", channels * hw * f32, {x});
+  for (int b = 0; b < 800; ++b) {
+    std::string n = "b" + std::to_string(b) + "_";
+    uint32_t h = p.op(n + "expand", wide * hw * f32, {x});
+    h = p.op(n + "relu1", wide * hw * f32, {h});
+    h = p.op(n + "dw", wide * hw * f32, {h});
+    h = p.op(n + "relu2", wide * hw * f32, {h});
+    h = p.op(n + "project", channels * hw * f32, {h});
+    x = p.op(n + "add", channels * hw * f32, {h, x});
+  }
+  x = p.op("pool", channels * f32, {x});
+  p.output(p.op("fc", 1000 * f32, {x}));
+  return p.items();
+}
+
 /// A Llama-like decoder (prefill of 128 tokens, 32 layers, grouped-query
 /// attention) with per-layer K and V caches as mutable buffers.
 std::vector<PlanItem> llama() {
@@ -326,8 +351,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  std::vector<Case> cases = {{"mlp", mlp},     {"resnet", resnet},  {"unet", unet},
-                             {"llama", llama}, {"random", randomDag}};
+  std::vector<Case> cases = {{"mlp", mlp},     {"resnet", resnet},      {"unet", unet},
+                             {"convnet", convnet}, {"llama", llama}, {"random", randomDag}};
   std::printf("%-8s %7s %-15s %14s %14s %7s %9s %9s\n", "case", "items", "algorithm",
               "total bytes", "lower bound", "ratio", "wall ms", "cpu ms");
   int failures = 0;

@@ -29,7 +29,11 @@ else
     lib=$(find "$build/lib/$component" -name "libExir$component.a" 2>/dev/null | head -n 1)
     [ -n "$lib" ] && libs="$libs $lib"
   done
+  # ExirSupport replaces operator new with mimalloc's unless it was built
+  # without it (sanitizer builds).
+  extra=""
+  if nm $libs 2>/dev/null | grep -q ' U mi_malloc$'; then extra=-lmimalloc; fi
   ${CXX:-c++} -std=c++20 -O2 -I"$here/../lib" -I"$build/generated" "$here/plan_bench.cpp" \
-    $libs -lcrypto -o "$bench"
+    $libs -lcrypto $extra -o "$bench"
 fi
 exec "$bench" "$@"

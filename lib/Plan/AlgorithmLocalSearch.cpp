@@ -1,6 +1,6 @@
 //===- Plan/AlgorithmLocalSearch.cpp - Compaction and order search --------===//
 //
-// Improves on the constructive algorithms in two ways:
+// Improves on the constructive algorithms in three ways:
 //
 //  1. Compaction ("gravity", compactDown): starting from the placements of
 //     greedy-by-size, greedy and best-fit, every block is moved, lowest
@@ -8,7 +8,10 @@
 //     overlap it in time. On arenas above `maxBlocks` units only
 //     greedy-by-size's placement is compacted, in one pass (the others are
 //     kept as they are), so that `best` stays fast on very large graphs.
-//  2. Order search, only on arenas with at most `maxBlocks` units: the
+//  2. Touching-perimeter placements (placeContactFit) in a few orders that
+//     put long-lived blocks first, on arenas of any size whose overlap count
+//     is within a budget; each is compacted too.
+//  3. Order search, only on arenas with at most `maxBlocks` units: the
 //     best-fit gap rule of greedy-by-size applied to a few natural orders
 //     (size, size x lifetime, lifetime, start), then a hill climb over the
 //     order: move a unit that touches the top of the arena to a random
@@ -26,6 +29,7 @@
 #include "Plan/Placement.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 namespace exir::plan::detail {
@@ -35,6 +39,11 @@ namespace {
 /// Overlap entries the order search may visit in total (each decode visits
 /// all of them once); arenas whose single decode exceeds it are not searched.
 constexpr size_t kWorkBudget = 30'000'000;
+/// The same for the touching-perimeter placements, on arenas of any size:
+/// each visits every overlap once; they run only if two of them fit, and stop
+/// when the next would exceed it (bench/plan_bench.sh's dense random DAG of
+/// 100k tensors, 14M overlaps, gets none: they did not help there).
+constexpr size_t kContactWorkBudget = 16'000'000;
 
 /// splitmix64: tiny, fast, and the same sequence on every platform.
 class Rng {
@@ -76,6 +85,25 @@ bool decode(const std::vector<Block> &blocks, const std::vector<uint32_t> &order
   return true;
 }
 
+/// Number of (block, overlapping block) pairs plus n, in O(n log n).
+size_t countOverlaps(const std::vector<Block> &blocks) {
+  size_t n = blocks.size();
+  std::vector<uint32_t> firsts(n), lasts(n);
+  for (size_t b = 0; b < n; ++b) {
+    firsts[b] = blocks[b].start;
+    lasts[b] = blocks[b].end;
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  size_t work = n;
+  for (const Block &block : blocks) {
+    size_t startingAfter = firsts.end() - std::upper_bound(firsts.begin(), firsts.end(), block.end);
+    size_t endingBefore = std::lower_bound(lasts.begin(), lasts.end(), block.start) - lasts.begin();
+    work += n - startingAfter - endingBefore - 1;
+  }
+  return work;
+}
+
 std::vector<uint32_t> sortedOrder(size_t n, auto less) {
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -114,26 +142,67 @@ ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
     consider(start);
   }
   uint64_t floor = blockLowerBound(blocks);
-  if (!small || n < 2 || best.extent <= floor)
+  if (n < 2 || best.extent <= floor)
     return best;
 
   // One decode visits every overlap pair; count them first (n log n) so that
-  // dense arenas skip the search instead of building huge overlap lists.
-  std::vector<uint32_t> firsts(n), lasts(n);
-  for (size_t b = 0; b < n; ++b) {
-    firsts[b] = blocks[b].start;
-    lasts[b] = blocks[b].end;
+  // dense arenas skip the searches instead of spending seconds on them.
+  size_t work = countOverlaps(blocks);
+
+  // Touching-perimeter placements (AlgorithmContactFit.cpp), on arenas of
+  // any size. Long-lived blocks go first, in program order, then the others
+  // in program order: the long ones then settle at the floor and the ceiling
+  // by turns and leave the middle whole for the short ones (a convnet's
+  // residuals around its stages). "Long" is at least 2 or 4 times the median
+  // lifetime, or (third order) classes of lifetimes by powers of two. Small
+  // arenas also get plain program order and size order.
+  if (work <= kContactWorkBudget / 2) {
+    auto length = [&](uint32_t b) { return blocks[b].end - blocks[b].start + 1; };
+    auto byStart = [&](uint32_t a, uint32_t b) {
+      if (blocks[a].start != blocks[b].start)
+        return blocks[a].start < blocks[b].start;
+      if (blocks[a].size != blocks[b].size)
+        return blocks[a].size > blocks[b].size;
+      return a < b;
+    };
+    std::vector<uint32_t> lengths(n);
+    for (uint32_t b = 0; b < n; ++b)
+      lengths[b] = length(b);
+    std::nth_element(lengths.begin(), lengths.begin() + n / 2, lengths.end());
+    uint64_t median = lengths[n / 2];
+    std::vector<std::vector<uint32_t>> orders;
+    for (uint64_t factor : {2, 4}) {
+      uint64_t threshold = median * factor;
+      orders.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) {
+        bool longA = length(a) >= threshold, longB = length(b) >= threshold;
+        return longA != longB ? longA : byStart(a, b);
+      }));
+    }
+    orders.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) {
+      int classA = std::bit_width(length(a)), classB = std::bit_width(length(b));
+      return classA != classB ? classA > classB : byStart(a, b);
+    }));
+    if (small) {
+      orders.push_back(sortedOrder(n, byStart));
+      orders.push_back(sortedOrder(n, [&](uint32_t a, uint32_t b) {
+        return blocks[a].size != blocks[b].size ? blocks[a].size > blocks[b].size : byStart(a, b);
+      }));
+    }
+    size_t spent = 0;
+    for (const auto &order : orders) {
+      if (spent + work > kContactWorkBudget)
+        break;
+      spent += work;
+      ArenaResult start = placeContactFit(blocks, order, index, floor);
+      compactDown(blocks, index, start);
+      consider(start);
+      if (best.extent <= floor)
+        return best;
+    }
   }
-  std::sort(firsts.begin(), firsts.end());
-  std::sort(lasts.begin(), lasts.end());
-  size_t work = n;
-  for (const Block &block : blocks) {
-    size_t startingAfter = firsts.end() - std::upper_bound(firsts.begin(), firsts.end(), block.end);
-    size_t endingBefore = std::lower_bound(lasts.begin(), lasts.end(), block.start) - lasts.begin();
-    work += n - startingAfter - endingBefore - 1;
-  }
-  if (work > kWorkBudget)
+  if (!small || work > kWorkBudget)
     return best;
+
   std::vector<std::vector<uint32_t>> overlaps(n);
   for (uint32_t b = 0; b < n; ++b) {
     index.collect(blocks[b].start, blocks[b].end, overlaps[b]);

@@ -15,11 +15,14 @@
 //   best-fit        a simulated allocator run in program order that takes the
 //                   smallest free gap (best fit) when a tensor becomes live.
 //   local-search    compacts the placements of greedy-by-size, greedy and
-//                   best-fit (every block moved down as far as it goes), then
-//                   hill-climbs over the order in which greedy-by-size's
-//                   gap rule places the tensors. Arenas
-//                   above PlanOptions::localSearchMaxItems storage units skip
-//                   the climb and only compact greedy-by-size's placement.
+//                   best-fit (every block moved down as far as it goes), adds
+//                   touching-perimeter placements (long-lived tensors first,
+//                   each where it touches its neighbours, the floor or the
+//                   ceiling most; AlgorithmContactFit.cpp), then hill-climbs
+//                   over the order in which greedy-by-size's gap rule places
+//                   the tensors. Arenas above PlanOptions::localSearchMaxItems
+//                   storage units skip the climb and compact only
+//                   greedy-by-size's placement and the touching ones.
 //   best            runs greedy, greedy-by-size, best-fit, local-search and
 //                   naive and keeps the smallest total; on ties the earliest
 //                   in that order wins, so `best` equals upstream's greedy
@@ -134,6 +137,16 @@ ArenaResult placeBestFit(const std::vector<Block> &blocks);
 /// on (compacted, and kept if the search finds nothing better).
 ArenaResult placeLocalSearch(const std::vector<Block> &blocks, size_t maxBlocks,
                              const std::vector<ArenaResult> &starts);
+
+class OverlapIndex;
+
+/// Places the blocks in `order`, each at the end of a free gap below
+/// `ceiling` where it touches placed neighbours, the floor or the ceiling
+/// longest (AlgorithmContactFit.cpp); a block that fits nowhere below the
+/// ceiling goes to the lowest gap that holds it and raises the ceiling.
+/// Uses (and resets) the active marks of `index`.
+ArenaResult placeContactFit(const std::vector<Block> &blocks, const std::vector<uint32_t> &order,
+                            OverlapIndex &index, uint64_t ceiling);
 
 /// Max over time of the sum of the sizes of live blocks.
 uint64_t blockLowerBound(const std::vector<Block> &blocks);

@@ -12,6 +12,7 @@
 #include "IR/IR.h"
 #include "Plan/Placement.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -65,8 +66,36 @@ std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program
 /// Value name -> the value whose storage it uses: an out-variant op's results
 /// alias its out arguments (the allocs), a memory.view aliases its base.
 std::unordered_map<std::string, std::string> storageAliases(const Graph &graph);
+/// The same pairs (value, the value whose storage it uses), in node order, as
+/// references into the graph; a later pair for the same value overrides.
+void forEachStorageAlias(const Graph &graph,
+                         const std::function<void(const std::string &, const std::string &)> &alias);
 /// Follows storageAliases to the root.
 std::string storageRoot(const std::unordered_map<std::string, std::string> &aliases, std::string name);
+
+/// Calls f(const std::string &) for every tensor value name of `arg`, in the
+/// order of Argument::collectTensorNames, without copying the names.
+template <typename F> void forEachTensorName(const Argument &arg, F &&f) {
+  switch (arg.kind) {
+  case ArgKind::Tensor: f(arg.name); break;
+  case ArgKind::OptionalTensor:
+    if (!arg.name.empty()) f(arg.name);
+    break;
+  case ArgKind::Tensors:
+  case ArgKind::OptionalTensors:
+    for (const auto &n : arg.names)
+      if (!n.empty()) f(n);
+    break;
+  case ArgKind::NestedTensors:
+    for (const auto &l : arg.nestedTensors)
+      for (const auto &n : l) f(n);
+    break;
+  case ArgKind::StringToArgument:
+    for (const auto &[k, v] : arg.mapping) forEachTensorName(v, f);
+    break;
+  default: break;
+  }
+}
 
 /// An unbacked size symbol of a nonzero result (u0 in [u0, ndim]) without an upper
 /// bound gets one: nonzero of N elements has at most N rows.

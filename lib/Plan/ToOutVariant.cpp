@@ -16,6 +16,9 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 
+#include <string_view>
+#include <unordered_set>
+
 namespace exir::plan {
 
 namespace {
@@ -127,42 +130,49 @@ void toOutVariant(Program &program) {
     convertGraph(method.program.graph, method.program, "/methods/" + methodName + "/graph_module/graph");
 }
 
-std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) {
-  std::unordered_map<std::string, std::string> aliases;
-  std::unordered_map<std::string, bool> isAlloc;
+void forEachStorageAlias(const Graph &graph,
+                         const std::function<void(const std::string &, const std::string &)> &alias) {
+  // Names point into the graph, which outlives this call: no copies per node.
+  std::unordered_set<std::string_view> isAlloc;
+  std::vector<const std::string *> outArgs, results;
   for (const Node &node : graph.nodes) {
     OpTarget t = parseTarget(node.target);
     if (t.dialect == TargetDialect::MemoryAlloc) {
       for (const auto &o : node.outputs)
-        if (o.kind == ArgKind::Tensor) isAlloc[o.name] = true;
+        if (o.kind == ArgKind::Tensor) isAlloc.insert(o.name);
       continue;
     }
     if (t.dialect == TargetDialect::MemoryView) {
       if (!node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty())
-        aliases[node.outputs[0].name] = node.inputs[0].arg.name;
+        alias(node.outputs[0].name, node.inputs[0].arg.name);
       continue;
     }
     // An in-place op (name ending in '_', e.g. copy_) returns its first argument's storage.
     if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_' && !node.inputs.empty() &&
         node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
-      aliases[node.outputs[0].name] = node.inputs[0].arg.name;
+      alias(node.outputs[0].name, node.inputs[0].arg.name);
       continue;
     }
     // k-th result aliases the k-th alloc passed as a keyword argument (lists
     // flattened: the elements of split_with_sizes_copy's result alias its out list).
-    std::vector<std::string> outArgs, results;
+    outArgs.clear();
+    results.clear();
     for (const auto &in : node.inputs)
       if (in.kind && *in.kind == ArgumentPassing::Keyword &&
-          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors)) {
-        std::vector<std::string> names;
-        in.arg.collectTensorNames(names);
-        for (const auto &n : names)
-          if (isAlloc.count(n)) outArgs.push_back(n);
-      }
+          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors))
+        forEachTensorName(in.arg, [&](const std::string &n) {
+          if (isAlloc.count(n)) outArgs.push_back(&n);
+        });
     for (const auto &o : node.outputs)
-      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors) o.collectTensorNames(results);
-    for (size_t k = 0; k < outArgs.size() && k < results.size(); ++k) aliases[results[k]] = outArgs[k];
+      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors)
+        forEachTensorName(o, [&](const std::string &n) { results.push_back(&n); });
+    for (size_t k = 0; k < outArgs.size() && k < results.size(); ++k) alias(*results[k], *outArgs[k]);
   }
+}
+
+std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) {
+  std::unordered_map<std::string, std::string> aliases;
+  forEachStorageAlias(graph, [&](const std::string &value, const std::string &base) { aliases[value] = base; });
   return aliases;
 }
 

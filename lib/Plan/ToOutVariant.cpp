@@ -17,6 +17,7 @@
 #include "Support/Error.h"
 
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace exir::plan {
@@ -52,42 +53,75 @@ std::string newAlloc(Graph &g, const TensorMeta &meta, const ExportedProgram &ep
   return allocName;
 }
 
-void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
+/// What to do with every node of one target: decided once per distinct target
+/// (a graph has a few dozen), not once per node.
+struct Conversion {
+  enum Kind { Keep, Retarget, ToOut } kind = Keep;
+  std::string qualifiedName; // of the functional op, for errors
+  std::string target;        // the new target (Retarget, ToOut)
+  const OpSchema *out = nullptr;
+  std::vector<const SchemaArgument *> outArgs;
+};
+
+/// Throws `error(message)` for an operator that cannot be converted.
+template <typename ErrorAt> Conversion conversionFor(const std::string &target, const ErrorAt &error) {
   const OperatorTable &table = OperatorTable::builtin();
+  OpTarget t = parseTarget(target);
+  Conversion c;
+  bool functionalOp = t.dialect == TargetDialect::Edge ||
+                      (t.dialect == TargetDialect::Aten && t.ns != "higher_order" && t.overload != "out");
+  if (!functionalOp) return c;
+  c.qualifiedName = t.qualifiedName();
+  const OpSchema *schema = table.lookup(c.qualifiedName);
+  if (!schema) error("operator " + c.qualifiedName + " is unknown to the operator table");
+  bool symOp = !schema->returns.empty() && schema->returns[0].type.base != SchemaBaseType::Tensor;
+  if (schema->isInplace() || symOp) {
+    c.kind = Conversion::Retarget;
+    c.target = atenTarget(t.ns, t.name, t.overload);
+    return c;
+  }
+  c.out = schema->isOutVariant() ? schema : table.outVariant(*schema);
+  if (!c.out) error("operator " + c.qualifiedName + " has no out variant, so it cannot be memory-planned");
+  c.kind = Conversion::ToOut;
+  c.outArgs = c.out->outArguments();
+  c.target = atenTarget(c.out->ns, c.out->name, c.out->overload);
+  return c;
+}
+
+void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
   std::vector<Node> result;
   result.reserve(g.nodes.size() * 2);
+  std::unordered_map<std::string, Conversion> conversions;
   int allocCount = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node &node = g.nodes[i];
-    OpTarget t = parseTarget(node.target);
-    std::string where = graphLoc + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")";
+    // Built only when needed (a subgraph, an error): a 100k-node graph would build 100k strings.
+    auto where = [&] { return graphLoc + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")"; };
     // Control flow: the branches are converted like the method (upstream recurses
     // into cond / map bodies); the node itself stays.
     for (size_t a = 0; a < node.inputs.size(); ++a)
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        convertGraph(*node.inputs[a].arg.graph, ep, where + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
-    bool functionalOp = t.dialect == TargetDialect::Edge ||
-                        (t.dialect == TargetDialect::Aten && t.ns != "higher_order" && t.overload != "out");
-    if (!functionalOp) {
+        convertGraph(*node.inputs[a].arg.graph, ep, where() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
+    auto found = conversions.find(node.target);
+    if (found == conversions.end())
+      found = conversions
+                  .emplace(node.target, conversionFor(node.target, [&](const std::string &message) {
+                             throw Error(message, {}, where());
+                           }))
+                  .first;
+    const Conversion &c = found->second;
+    if (c.kind != Conversion::ToOut) {
+      if (c.kind == Conversion::Retarget) node.target = c.target;
       result.push_back(std::move(node));
       continue;
     }
-    const OpSchema *schema = table.lookup(t.qualifiedName());
-    if (!schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table", {}, where);
-    bool symOp = !schema->returns.empty() && schema->returns[0].type.base != SchemaBaseType::Tensor;
-    if (schema->isInplace() || symOp) {
-      node.target = atenTarget(t.ns, t.name, t.overload);
-      result.push_back(std::move(node));
-      continue;
-    }
-    const OpSchema *out = schema->isOutVariant() ? schema : table.outVariant(*schema);
-    if (!out) throw Error("operator " + t.qualifiedName() + " has no out variant, so it cannot be memory-planned", {}, where);
-    std::vector<const SchemaArgument *> outArgs = out->outArguments();
+    const OpSchema *out = c.out;
+    const std::vector<const SchemaArgument *> &outArgs = c.outArgs;
     if (outArgs.size() != node.outputs.size())
-      throw Error("operator " + t.qualifiedName() + " has " + std::to_string(node.outputs.size()) +
+      throw Error("operator " + c.qualifiedName + " has " + std::to_string(node.outputs.size()) +
                       " results but its out variant " + out->qualifiedName() + " has " +
                       std::to_string(outArgs.size()) + " out arguments",
-                  {}, where);
+                  {}, where());
     for (size_t k = 0; k < outArgs.size(); ++k) {
       const Argument &res = node.outputs[k];
       bool listOut = outArgs[k]->type.isList;
@@ -98,18 +132,18 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
       if ((res.kind == ArgKind::Tensors) != listOut || (res.kind != ArgKind::Tensor && res.kind != ArgKind::Tensors))
         throw Error("result " + std::to_string(k) + " (" + argKindTag(res.kind) + ") does not match out argument '" +
                         outArgs[k]->name + "' of " + out->qualifiedName(),
-                    {}, where);
+                    {}, where());
       // A Tensor(a!)[] out argument (split_with_sizes_copy.out, unbind_copy.int_out)
       // gets one alloc per list element.
       std::vector<std::string> names = res.kind == ArgKind::Tensors ? res.names : std::vector<std::string>{res.name};
       std::vector<std::string> allocs;
       for (const auto &name : names) {
         const TensorMeta *meta = g.tensorValues.find(name);
-        if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where);
+        if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where());
         try {
           allocs.push_back(newAlloc(g, *meta, ep, result, allocCount));
         } catch (Error &e) {
-          e.withLocation(where); // an unbounded size: name the node whose result it is
+          e.withLocation(where()); // an unbounded size: name the node whose result it is
           throw;
         }
       }
@@ -117,7 +151,7 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
                                           listOut ? Argument::tensors(allocs) : Argument::tensor(allocs[0]),
                                           ArgumentPassing::Keyword});
     }
-    node.target = atenTarget(out->ns, out->name, out->overload);
+    node.target = c.target;
     result.push_back(std::move(node));
   }
   g.nodes = std::move(result);

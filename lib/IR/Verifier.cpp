@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IR/Verifier.h"
+#include "IR/ValueNames.h"
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
@@ -23,35 +24,6 @@ std::string nodeLocation(const std::string &graphLoc, size_t index, const Node &
   std::string name = node.displayName();
   if (!name.empty()) loc += " (" + name + ")";
   return loc;
-}
-
-/// Calls f(const std::string &) for every value name an argument refers to, in
-/// the order of Argument::collectValueNames, without copying the names.
-template <typename F> void forEachValueName(const Argument &arg, F &&f) {
-  switch (arg.kind) {
-  case ArgKind::Tensor: f(arg.name); break;
-  case ArgKind::OptionalTensor:
-    if (!arg.name.empty()) f(arg.name);
-    break;
-  case ArgKind::Tensors:
-  case ArgKind::OptionalTensors:
-    for (const auto &n : arg.names)
-      if (!n.empty()) f(n);
-    break;
-  case ArgKind::NestedTensors:
-    for (const auto &l : arg.nestedTensors)
-      for (const auto &n : l) f(n);
-    break;
-  case ArgKind::StringToArgument:
-    for (const auto &[k, v] : arg.mapping) forEachValueName(v, f);
-    break;
-  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
-  case ArgKind::SymFloat: case ArgKind::SymFloats:
-    for (const auto &sym : arg.syms)
-      if (sym.isName) f(sym.name);
-    break;
-  default: break;
-  }
 }
 
 /// Names an argument defines when it appears in a node's outputs / graph inputs.

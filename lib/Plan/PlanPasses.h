@@ -10,6 +10,7 @@
 #pragma once
 
 #include "IR/IR.h"
+#include "IR/ValueNames.h"
 #include "Plan/Placement.h"
 
 #include <functional>
@@ -72,30 +73,6 @@ void forEachStorageAlias(const Graph &graph,
                          const std::function<void(const std::string &, const std::string &)> &alias);
 /// Follows storageAliases to the root.
 std::string storageRoot(const std::unordered_map<std::string, std::string> &aliases, std::string name);
-
-/// Calls f(const std::string &) for every tensor value name of `arg`, in the
-/// order of Argument::collectTensorNames, without copying the names.
-template <typename F> void forEachTensorName(const Argument &arg, F &&f) {
-  switch (arg.kind) {
-  case ArgKind::Tensor: f(arg.name); break;
-  case ArgKind::OptionalTensor:
-    if (!arg.name.empty()) f(arg.name);
-    break;
-  case ArgKind::Tensors:
-  case ArgKind::OptionalTensors:
-    for (const auto &n : arg.names)
-      if (!n.empty()) f(n);
-    break;
-  case ArgKind::NestedTensors:
-    for (const auto &l : arg.nestedTensors)
-      for (const auto &n : l) f(n);
-    break;
-  case ArgKind::StringToArgument:
-    for (const auto &[k, v] : arg.mapping) forEachTensorName(v, f);
-    break;
-  default: break;
-  }
-}
 
 /// An unbacked size symbol of a nonzero result (u0 in [u0, ndim]) without an upper
 /// bound gets one: nonzero of N elements has at most N rows.

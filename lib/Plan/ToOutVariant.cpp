@@ -91,6 +91,8 @@ template <typename ErrorAt> Conversion conversionFor(const std::string &target, 
 void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
   std::vector<Node> result;
   result.reserve(g.nodes.size() * 2);
+  // About one alloc per node: grow the value table once, not by doubling.
+  g.tensorValues.reserve(g.tensorValues.size() + g.nodes.size());
   std::unordered_map<std::string, Conversion> conversions;
   int allocCount = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

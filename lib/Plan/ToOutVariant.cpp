@@ -124,6 +124,9 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
                       " results but its out variant " + out->qualifiedName() + " has " +
                       std::to_string(outArgs.size()) + " out arguments",
                   {}, where());
+    // Exactly the room for the out arguments: letting the vector double would
+    // leave about 370 unused bytes per node (an Argument is large).
+    node.inputs.reserve(node.inputs.size() + outArgs.size());
     for (size_t k = 0; k < outArgs.size(); ++k) {
       const Argument &res = node.outputs[k];
       bool listOut = outArgs[k]->type.isList;

@@ -174,21 +174,34 @@ void forEachStorageAlias(const Graph &graph,
   // Names point into the graph, which outlives this call: no copies per node.
   std::unordered_set<std::string_view> isAlloc;
   std::vector<const std::string *> outArgs, results;
+  // What a target is, parsed once per distinct target (parseTarget builds strings).
+  enum class Kind { Alloc, View, InPlace, Other };
+  std::unordered_map<std::string_view, Kind> kinds;
+  auto kindOf = [&](const std::string &target) {
+    auto [it, inserted] = kinds.try_emplace(target, Kind::Other);
+    if (inserted) {
+      OpTarget t = parseTarget(target);
+      if (t.dialect == TargetDialect::MemoryAlloc) it->second = Kind::Alloc;
+      else if (t.dialect == TargetDialect::MemoryView) it->second = Kind::View;
+      else if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_') it->second = Kind::InPlace;
+    }
+    return it->second;
+  };
   for (const Node &node : graph.nodes) {
-    OpTarget t = parseTarget(node.target);
-    if (t.dialect == TargetDialect::MemoryAlloc) {
+    Kind kind = kindOf(node.target);
+    if (kind == Kind::Alloc) {
       for (const auto &o : node.outputs)
         if (o.kind == ArgKind::Tensor) isAlloc.insert(o.name);
       continue;
     }
-    if (t.dialect == TargetDialect::MemoryView) {
+    if (kind == Kind::View) {
       if (!node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty())
         alias(node.outputs[0].name, node.inputs[0].arg.name);
       continue;
     }
     // An in-place op (name ending in '_', e.g. copy_) returns its first argument's storage.
-    if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_' && !node.inputs.empty() &&
-        node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
+    if (kind == Kind::InPlace && !node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor &&
+        !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
       alias(node.outputs[0].name, node.inputs[0].arg.name);
       continue;
     }

@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IR/Verifier.h"
+#include "IR/ValueNames.h"
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
+#include <string_view>
 #include <unordered_set>
 
 namespace exir {
@@ -25,9 +27,9 @@ std::string nodeLocation(const std::string &graphLoc, size_t index, const Node &
 }
 
 /// Names an argument defines when it appears in a node's outputs / graph inputs.
-void collectDefinedNames(const Argument &arg, std::vector<std::string> &out) {
-  arg.collectValueNames(out);
-  if (arg.kind == ArgKind::CustomObj) out.push_back(arg.name);
+template <typename F> void forEachDefinedName(const Argument &arg, F &&f) {
+  forEachValueName(arg, f);
+  if (arg.kind == ArgKind::CustomObj) f(arg.name);
 }
 
 /// Where a subgraph argument of a node sits: <node>/inputs/<k>/arg/as_graph/graph.
@@ -93,8 +95,10 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
 
 void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta) {
   for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc + "/tensor_values/" + name);
-  std::unordered_set<std::string> defined;
-  defined.reserve(graph.nodes.size() + graph.inputs.size());
+  // Views of the graph's own strings: the graph outlives this check, and a
+  // 100k-node graph would otherwise copy every name once more.
+  std::unordered_set<std::string_view> defined;
+  defined.reserve(graph.tensorValues.size() + graph.nodes.size() + graph.inputs.size());
   // Locations are built only for an error: a 100k-node graph would build 100k strings.
   auto define = [&](const std::string &name, const auto &where) {
     if (name.empty()) return;
@@ -105,12 +109,10 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
         !graph.customObjValues.contains(name))
       throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where());
   };
-  std::vector<std::string> names;
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    names.clear();
-    collectDefinedNames(graph.inputs[i], names);
-    for (const std::string &n : names) define(n, [&] { return graphLoc + "/inputs/" + std::to_string(i); });
-  }
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    forEachDefinedName(graph.inputs[i], [&](const std::string &n) {
+      define(n, [&] { return graphLoc + "/inputs/" + std::to_string(i); });
+    });
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
     auto where = [&] { return nodeLocation(graphLoc, i, node); };
@@ -120,29 +122,20 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
         verifyGraph(*node.inputs[a].arg.graph, subgraphLocation(where(), a), requireMeta);
     if (node.target == "torch.ops.higher_order.cond") verifyCond(node, where());
-    for (size_t a = 0; a < node.inputs.size(); ++a) {
-      names.clear();
-      node.inputs[a].arg.collectValueNames(names);
-      for (const auto &u : names)
+    for (size_t a = 0; a < node.inputs.size(); ++a)
+      forEachValueName(node.inputs[a].arg, [&](const std::string &u) {
         if (!defined.count(u))
           throw Error("uses '" + u + "' before it is defined (argument '" + node.inputs[a].name +
                           "'; graph not in topological order or value missing)",
                       {}, where() + "/inputs/" + std::to_string(a));
-    }
-    for (const auto &out : node.outputs) {
-      names.clear();
-      collectDefinedNames(out, names);
-      for (const auto &n : names) define(n, where);
-    }
+      });
+    for (const auto &out : node.outputs) forEachDefinedName(out, [&](const std::string &n) { define(n, where); });
   }
-  for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    std::vector<std::string> uses;
-    graph.outputs[i].collectValueNames(uses);
-    for (const auto &u : uses)
+  for (size_t i = 0; i < graph.outputs.size(); ++i)
+    forEachValueName(graph.outputs[i], [&](const std::string &u) {
       if (!defined.count(u))
-        throw Error("graph output '" + u + "' is not defined", {},
-                    graphLoc + "/outputs/" + std::to_string(i));
-  }
+        throw Error("graph output '" + u + "' is not defined", {}, graphLoc + "/outputs/" + std::to_string(i));
+    });
 }
 
 /// The name a signature spec refers to, for matching against graph inputs/outputs.
@@ -155,14 +148,31 @@ std::string specArgName(const Argument &arg) {
   }
 }
 
+/// Whether the stage rules can pass `target` without parsing it (parseTarget
+/// builds several strings; a 100k-node graph checks 100k targets): an edge op
+/// in an edge or delegated program, and in a planned program any op outside the
+/// edge namespace whose name cannot be a runtime assert (see isGraphAssert).
+bool passesStageRulesUnparsed(const std::string &target, Stage stage) {
+  static constexpr std::string_view kEdgePrefix = "executorch.exir.dialects.edge.ops.";
+  bool edgeOp = std::string_view(target).substr(0, kEdgePrefix.size()) == kEdgePrefix;
+  switch (stage) {
+  case Stage::Edge:
+  case Stage::Delegated: return edgeOp;
+  case Stage::Planned:
+    return !edgeOp && target.find("assert") == std::string::npos && target.find("constrain") == std::string::npos;
+  default: return false;
+  }
+}
+
 void verifyStageRules(const Graph &graph, const std::string &graphLoc, Stage stage) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
-    OpTarget t = parseTarget(node.target);
     auto where = [&] { return nodeLocation(graphLoc, i, node); }; // built only for an error
     for (size_t a = 0; a < node.inputs.size(); ++a)
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
         verifyStageRules(*node.inputs[a].arg.graph, subgraphLocation(where(), a), stage);
+    if (passesStageRulesUnparsed(node.target, stage)) continue;
+    OpTarget t = parseTarget(node.target);
     switch (stage) {
     case Stage::Aten:
       if (t.dialect == TargetDialect::Edge || t.dialect == TargetDialect::MemoryAlloc)
@@ -191,13 +201,11 @@ void verifyStageRules(const Graph &graph, const std::string &graphLoc, Stage sta
 }
 
 /// The graph a scoped allocation key ("true_graph_0/alloc") belongs to, and the
-/// value name inside it; nullptr when the path names no subgraph.
+/// value name inside it (`local`, set only for a scoped key: a key without a
+/// path is the name itself); nullptr when the path names no subgraph.
 const Graph *graphOfScopedName(const Graph &graph, const std::string &key, std::string &local) {
   auto slash = key.rfind('/');
-  if (slash == std::string::npos) {
-    local = key;
-    return &graph;
-  }
+  if (slash == std::string::npos) return &graph;
   std::string path = key.substr(0, slash);
   local = key.substr(slash + 1);
   const Graph *found = nullptr;
@@ -251,13 +259,13 @@ void verifyProgram(const Program &program, Stage stage) {
       if (plan.bufferSizes.empty() || plan.bufferSizes[0] != 0)
         throw Error("buffer_sizes must start with the reserved entry 0", {}, "/memory_plans/" + name + "/buffer_sizes");
       for (const auto &[tensor, alloc] : plan.allocations) {
-        std::string where = "/memory_plans/" + name + "/allocations/" + tensor;
+        auto where = [&] { return "/memory_plans/" + name + "/allocations/" + tensor; }; // only for an error
         if (alloc.memId < 1 || alloc.memId >= plan.bufferSizes.size())
-          throw Error("mem_id " + std::to_string(alloc.memId) + " is not an arena of this plan", {}, where);
+          throw Error("mem_id " + std::to_string(alloc.memId) + " is not an arena of this plan", {}, where());
         std::string local;
         const Graph *owner = graphOfScopedName(graph, tensor, local);
-        const TensorMeta *meta = owner ? owner->tensorValues.find(local) : nullptr;
-        if (!meta) throw Error("allocation for unknown tensor '" + tensor + "'", {}, where);
+        const TensorMeta *meta = owner ? owner->tensorValues.find(local.empty() ? tensor : local) : nullptr;
+        if (!meta) throw Error("allocation for unknown tensor '" + tensor + "'", {}, where());
       }
     }
   }

@@ -11,18 +11,28 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 
+#include <string_view>
+#include <unordered_map>
+
 namespace exir::plan {
 
 void insertBufferWriteBack(Program &program) {
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     Graph &g = ep.graph;
+    // Buffer FQN -> its placeholder (the last one, if several name it). A map, as
+    // a model with thousands of buffers (a KV cache per layer) mutates most of them.
+    std::unordered_map<std::string_view, std::string_view> bufferOf;
+    size_t mutations = 0;
+    for (const auto &in : ep.signature.inputSpecs)
+      if (in.kind == InputKind::Buffer) bufferOf[in.target] = in.arg.name;
+    for (const auto &spec : ep.signature.outputSpecs) mutations += spec.kind == OutputKind::BufferMutation;
+    g.tensorValues.reserve(g.tensorValues.size() + mutations);
     for (size_t i = 0; i < ep.signature.outputSpecs.size(); ++i) {
       OutputSpec &spec = ep.signature.outputSpecs[i];
       if (spec.kind != OutputKind::BufferMutation) continue;
-      std::string buffer;
-      for (const auto &in : ep.signature.inputSpecs)
-        if (in.kind == InputKind::Buffer && in.target == spec.target) buffer = in.arg.name;
+      auto found = bufferOf.find(spec.target);
+      std::string buffer = found == bufferOf.end() ? std::string() : std::string(found->second);
       std::string where = "/methods/" + methodName + "/graph_module/signature/output_specs/" + std::to_string(i);
       if (buffer.empty()) throw Error("buffer_mutation of '" + spec.target + "', which is not a buffer input", {}, where);
       if (spec.arg.kind != ArgKind::Tensor) throw Error("buffer_mutation output is not a tensor", {}, where);

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string_view>
 #include <unordered_set>
 
 namespace exir::plan {
@@ -67,80 +68,151 @@ namespace {
 
 /// What planning needs to know about a method's storage: which values share
 /// storage, what each storage is, and when it lives (pte-format.md §5.3).
+/// Every tensor name of the graph gets a dense id (first appearance first), so
+/// the per-use work is one hash lookup instead of string maps keyed by name.
 struct StorageAnalysis {
-  std::unordered_map<std::string, std::string> aliases;
-  std::unordered_set<std::string> constants, userInputs, mutableBuffers, graphOutputs;
-  /// Inputs of a subgraph (cond branch): bound to the node's operands, which
-  /// the enclosing graph plans; never planned here.
-  std::unordered_set<std::string> boundInputs;
-  std::unordered_map<std::string, std::string> bufferFqn; // mutable buffer placeholder -> FQN
-  std::vector<std::string> order; // storage roots, first appearance first
-  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> life;
+  enum : uint8_t { Constant = 1, UserInput = 2, MutableBuffer = 4, GraphOutput = 8, BoundInput = 16 };
+  /// Names point into the graph, which outlives the analysis.
+  std::unordered_map<std::string_view, uint32_t> idOf;
+  std::vector<const std::string *> names; // id -> name
+  std::vector<uint32_t> root;             // id -> the id whose storage it uses
+  std::vector<uint8_t> flags;             // id -> the enum above (set on the name itself)
+  std::vector<std::pair<uint32_t, uint32_t>> life; // root id -> lifetime (touched roots only)
+  std::vector<uint32_t> order;            // root ids, first appearance first
+  /// Inputs of a subgraph (cond branch) are BoundInput: bound to the node's
+  /// operands, which the enclosing graph plans; never planned here.
+  std::unordered_map<uint32_t, std::string> bufferFqn; // mutable buffer placeholder id -> FQN
+
+  static constexpr uint32_t npos = UINT32_MAX;
+  uint32_t find(const std::string &name) const {
+    auto it = idOf.find(name);
+    return it == idOf.end() ? npos : it->second;
+  }
+  uint32_t intern(const std::string &name) {
+    auto [it, inserted] = idOf.try_emplace(name, uint32_t(names.size()));
+    if (inserted) names.push_back(&name);
+    return it->second;
+  }
+  bool is(uint32_t id, uint8_t flag) const { return flags[id] & flag; }
+  const std::string &name(uint32_t id) const { return *names[id]; }
+  /// Root id of a name; a name unknown to the graph is its own storage (npos).
+  uint32_t rootOf(const std::string &n) const {
+    uint32_t id = find(n);
+    return id == npos ? npos : root[id];
+  }
 };
 
 /// `ep` is null for a subgraph, whose inputs are bound to the operands of its node.
 StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   StorageAnalysis a;
-  a.aliases = storageAliases(g);
+  a.idOf.reserve(g.tensorValues.size() + g.inputs.size() + 16);
+  a.names.reserve(g.tensorValues.size() + g.inputs.size() + 16);
+  // Per name: where it is first and last used; the ids come in use order.
+  constexpr uint32_t untouched = UINT32_MAX;
+  std::vector<std::pair<uint32_t, uint32_t>> seen;
+  auto touch = [&](const std::string &name, uint32_t t) {
+    uint32_t id = a.intern(name);
+    if (id == seen.size()) seen.emplace_back(t, t);
+    else seen[id].second = t; // times only grow
+  };
+  uint32_t t = 0;
+  for (const auto &in : g.inputs) {
+    forEachTensorName(in, [&](const std::string &n) { touch(n, 0); });
+    ++t;
+  }
+  for (const Node &node : g.nodes) {
+    for (const auto &in : node.inputs) forEachTensorName(in.arg, [&](const std::string &n) { touch(n, t); });
+    for (const auto &o : node.outputs) forEachTensorName(o, [&](const std::string &n) { touch(n, t); });
+    ++t;
+  }
+  // Names that only the aliases, the outputs or the signature mention: known, never used.
+  for (const auto &o : g.outputs) forEachTensorName(o, [&](const std::string &name) { a.intern(name); });
+  std::vector<std::pair<uint32_t, uint32_t>> aliasPairs;
+  forEachStorageAlias(g, [&](const std::string &value, const std::string &base) {
+    aliasPairs.emplace_back(a.intern(value), a.intern(base));
+  });
+  auto mark = [&](const std::string &name, uint8_t flag) {
+    uint32_t id = a.intern(name);
+    if (a.flags.size() <= id) a.flags.resize(a.names.size(), 0);
+    a.flags[id] |= flag;
+    return id;
+  };
   if (!ep) {
-    for (const auto &in : g.inputs) {
-      std::vector<std::string> names;
-      in.collectTensorNames(names);
-      a.boundInputs.insert(names.begin(), names.end());
-    }
+    for (const auto &in : g.inputs)
+      forEachTensorName(in, [&](const std::string &n) { mark(n, StorageAnalysis::BoundInput); });
   } else {
-    std::unordered_set<std::string> mutatedBufferNames;
+    std::unordered_set<std::string_view> mutatedBufferNames;
     for (const auto &spec : ep->signature.outputSpecs)
       if (spec.kind == OutputKind::BufferMutation) mutatedBufferNames.insert(spec.target);
     for (const auto &spec : ep->signature.inputSpecs) {
       if (spec.arg.kind != ArgKind::Tensor) continue;
       switch (spec.kind) {
-      case InputKind::UserInput: a.userInputs.insert(spec.arg.name); break;
+      case InputKind::UserInput: mark(spec.arg.name, StorageAnalysis::UserInput); break;
       case InputKind::Buffer:
         if (mutatedBufferNames.count(spec.target)) {
-          a.mutableBuffers.insert(spec.arg.name);
-          a.bufferFqn[spec.arg.name] = spec.target;
+          a.bufferFqn[mark(spec.arg.name, StorageAnalysis::MutableBuffer)] = spec.target;
         } else {
-          a.constants.insert(spec.arg.name);
+          mark(spec.arg.name, StorageAnalysis::Constant);
         }
         break;
-      default: a.constants.insert(spec.arg.name); break;
+      default: mark(spec.arg.name, StorageAnalysis::Constant); break;
       }
     }
   }
-  for (const auto &o : g.outputs) {
-    std::vector<std::string> names;
-    o.collectTensorNames(names);
-    for (auto &n : names) a.graphOutputs.insert(storageRoot(a.aliases, n));
-  }
-  auto touch = [&](const std::string &name, uint32_t t) {
-    std::string root = storageRoot(a.aliases, name);
-    auto it = a.life.find(root);
-    if (it == a.life.end()) {
-      a.life[root] = {t, t};
-      a.order.push_back(root);
-    } else {
-      it->second.first = std::min(it->second.first, t);
-      it->second.second = std::max(it->second.second, t);
+  size_t n = a.names.size();
+  a.flags.resize(n, 0);
+  seen.resize(n, {untouched, untouched});
+
+  // Storage roots: follow the aliases (the last pair for a value wins).
+  std::vector<uint32_t> target(n, StorageAnalysis::npos);
+  for (const auto &[value, base] : aliasPairs) target[value] = base;
+  a.root.assign(n, StorageAnalysis::npos);
+  for (uint32_t id = 0; id < n; ++id) {
+    uint32_t r = id;
+    for (int guard = 0; target[r] != StorageAnalysis::npos; ++guard) {
+      if (guard == 1000) throw InternalError("alias cycle at " + a.name(r));
+      if (a.root[r] != StorageAnalysis::npos) break;
+      r = target[r];
     }
-  };
-  uint32_t t = 0;
-  for (const auto &in : g.inputs) {
-    std::vector<std::string> names;
-    in.collectTensorNames(names);
-    for (auto &n : names) touch(n, 0);
-    ++t;
+    a.root[id] = a.root[r] != StorageAnalysis::npos ? a.root[r] : r;
   }
-  for (const Node &node : g.nodes) {
-    std::vector<std::string> names;
-    for (const auto &in : node.inputs) in.arg.collectTensorNames(names);
-    for (const auto &o : node.outputs) o.collectTensorNames(names);
-    for (auto &n : names) touch(n, t);
-    ++t;
+
+  // A storage lives from the first to the last use of any of its names; the
+  // roots come in the order of their first use (ids are in use order).
+  a.life.assign(n, {untouched, 0});
+  for (uint32_t id = 0; id < n; ++id) {
+    if (seen[id].first == untouched) continue;
+    auto &life = a.life[a.root[id]];
+    if (life.first == untouched) {
+      life = seen[id];
+      a.order.push_back(a.root[id]);
+    } else {
+      life.first = std::min(life.first, seen[id].first);
+      life.second = std::max(life.second, seen[id].second);
+    }
   }
   // The output node is a use; mutable buffers persist across runs, so they never die.
-  for (const auto &name : a.graphOutputs) touch(name, t);
-  for (const auto &name : a.mutableBuffers) a.life[storageRoot(a.aliases, name)].second = t;
+  auto extendTo = [&](uint32_t r, uint32_t time) {
+    auto &life = a.life[r];
+    if (life.first == untouched) {
+      life = {time, time};
+      a.order.push_back(r);
+    } else {
+      life.second = std::max(life.second, time);
+    }
+  };
+  for (const auto &o : g.outputs)
+    forEachTensorName(o, [&](const std::string &name) {
+      uint32_t r = a.root[a.find(name)];
+      a.flags[r] |= StorageAnalysis::GraphOutput;
+      extendTo(r, t);
+    });
+  for (uint32_t id = 0; id < n; ++id)
+    if (a.is(id, StorageAnalysis::MutableBuffer)) {
+      auto &life = a.life[a.root[id]];
+      life.second = t;
+      if (life.first == untouched) life.first = 0; // never used: from the start, not ordered
+    }
   return a;
 }
 
@@ -200,14 +272,15 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
     for (size_t k = 1; k < nodeRegion.size(); ++k) reserved[k] += nodeRegion[k];
   }
 
-  std::unordered_map<std::string, size_t> itemOf;
-  for (const auto &root : a.order) {
-    if (a.constants.count(root) || a.boundInputs.count(root)) continue;
+  std::vector<uint32_t> itemOf(a.names.size(), StorageAnalysis::npos); // root id -> item
+  for (uint32_t rootId : a.order) {
+    if (a.is(rootId, StorageAnalysis::Constant | StorageAnalysis::BoundInput)) continue;
+    const std::string &root = a.name(rootId);
     const TensorMeta *meta = g.tensorValues.find(root);
     if (!meta) continue; // sym values, custom objects
-    bool isInput = a.userInputs.count(root) != 0;
-    bool isBuffer = a.mutableBuffers.count(root) != 0;
-    bool isOutput = a.graphOutputs.count(root) != 0;
+    bool isInput = a.is(rootId, StorageAnalysis::UserInput);
+    bool isBuffer = a.is(rootId, StorageAnalysis::MutableBuffer);
+    bool isOutput = a.is(rootId, StorageAnalysis::GraphOutput);
     bool top = path.empty();
     if (isInput && !options.allocGraphInputs) continue;
     if (isBuffer && (!options.allocMutableBuffers || options.shareMutableBuffers)) continue;
@@ -217,10 +290,10 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
     PlanItem item;
     item.name = scopedValueName(path, root);
     item.size = byteSize(item.name, *meta, ep);
-    item.start = a.life.at(root).first;
-    item.end = a.life.at(root).second;
+    item.start = a.life[rootId].first;
+    item.end = a.life[rootId].second;
     item.memId = memIdFor(options, kind);
-    itemOf[root] = result.items.size();
+    itemOf[rootId] = uint32_t(result.items.size());
     result.items.push_back(item);
   }
   checkTotalSize(result.items, options.alignment, path.empty() ? std::string() : path);
@@ -251,11 +324,12 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   // Every value name whose storage was planned gets the placement (aliases included),
   // so the emitter can look any value up directly.
   std::vector<std::pair<std::string, Allocation>> own;
+  own.reserve(g.tensorValues.size() + result.allocations.size());
   for (const auto &[name, meta] : g.tensorValues) {
-    auto it = itemOf.find(storageRoot(a.aliases, name));
-    if (it == itemOf.end()) continue;
-    own.emplace_back(scopedValueName(path, name),
-                     Allocation{result.items[it->second].memId, result.placement.offsets[it->second]});
+    uint32_t rootId = a.rootOf(name);
+    if (rootId == StorageAnalysis::npos || itemOf[rootId] == StorageAnalysis::npos) continue;
+    uint32_t item = itemOf[rootId];
+    own.emplace_back(scopedValueName(path, name), Allocation{result.items[item].memId, result.placement.offsets[item]});
   }
   own.insert(own.end(), result.allocations.begin(), result.allocations.end());
   result.allocations = std::move(own);
@@ -280,9 +354,10 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     const Graph &g = ep.graph;
     StorageAnalysis a = analyzeStorage(ep);
     if (options.shareMutableBuffers)
-      for (const auto &root : a.order) {
-        if (!a.mutableBuffers.count(root)) continue;
-        const std::string &fqn = a.bufferFqn.at(root);
+      for (uint32_t rootId : a.order) {
+        if (!a.is(rootId, StorageAnalysis::MutableBuffer)) continue;
+        const std::string &root = a.name(rootId);
+        const std::string &fqn = a.bufferFqn.at(rootId);
         uint64_t bytes = byteSize(root, *g.tensorValues.find(root), ep);
         auto it = sharedIndex.find(fqn);
         if (it == sharedIndex.end()) {
@@ -307,6 +382,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     plan.bufferSizes = d.placement.arenaSizes;
     plan.lowerBounds = d.lowerBounds;
     plan.lowerBounds.resize(plan.bufferSizes.size(), 0);
+    plan.allocations.reserve(gp.allocations.size());
     for (const auto &[name, alloc] : gp.allocations) plan.allocations.set(name, alloc);
     method.plan = std::move(plan);
     details[methodName] = std::move(d);
@@ -327,9 +403,9 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       plan.lowerBounds.push_back(size);
       StorageAnalysis a = analyzeStorage(method.program);
       for (const auto &[name, meta] : method.program.graph.tensorValues) {
-        std::string root = storageRoot(a.aliases, name);
-        if (!a.mutableBuffers.count(root)) continue;
-        plan.allocations.set(name, Allocation{arena, offsets[sharedIndex.at(a.bufferFqn.at(root))]});
+        uint32_t rootId = a.rootOf(name);
+        if (rootId == StorageAnalysis::npos || !a.is(rootId, StorageAnalysis::MutableBuffer)) continue;
+        plan.allocations.set(name, Allocation{arena, offsets[sharedIndex.at(a.bufferFqn.at(rootId))]});
       }
     }
   }
@@ -356,37 +432,40 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
   placement.algorithm = plan.algorithm;
   placement.arenaSizes = plan.bufferSizes;
   // Each storage's aliases, found once (exir-emit runs this on every input).
-  std::unordered_map<std::string, std::vector<std::string>> aliasesOf;
-  for (const auto &[name, target] : a.aliases) aliasesOf[storageRoot(a.aliases, name)].push_back(name);
-  for (const auto &root : a.order) {
+  std::vector<std::vector<uint32_t>> aliasesOf(a.names.size());
+  for (uint32_t id = 0; id < a.names.size(); ++id)
+    if (a.root[id] != id) aliasesOf[a.root[id]].push_back(id);
+  for (uint32_t rootId : a.order) {
+    const std::string &root = a.name(rootId);
     std::string key = scopedValueName(path, root);
     const Allocation *alloc = plan.allocations.find(key);
     const TensorMeta *meta = g.tensorValues.find(root);
     if (!meta) continue;
     std::string where = "/memory_plans/" + methodName + "/allocations/" + key;
-    if (a.constants.count(root)) {
+    if (a.is(rootId, StorageAnalysis::Constant)) {
       if (alloc) throw Error("constant '" + root + "' must not be memory-planned", {}, where);
       continue;
     }
-    if (a.boundInputs.count(root)) continue;
+    if (a.is(rootId, StorageAnalysis::BoundInput)) continue;
     if (!alloc) {
       // Only graph inputs/outputs may be left to the caller; allocs must be planned.
-      bool boundary = path.empty() && (a.userInputs.count(root) || a.graphOutputs.count(root));
+      bool boundary = path.empty() && a.is(rootId, StorageAnalysis::UserInput | StorageAnalysis::GraphOutput);
       if (!boundary) throw Error("tensor '" + key + "' is produced inside the graph but has no allocation", {}, where);
       continue;
     }
     // Every alias of a storage must sit where the storage sits.
-    if (auto aliases = aliasesOf.find(root); aliases != aliasesOf.end())
-      for (const auto &name : aliases->second)
-        if (const Allocation *other = plan.allocations.find(scopedValueName(path, name)))
-          if (!(*other == *alloc))
-            throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},
-                        "/memory_plans/" + methodName + "/allocations/" + scopedValueName(path, name));
+    for (uint32_t aliasId : aliasesOf[rootId]) {
+      const std::string &name = a.name(aliasId);
+      if (const Allocation *other = plan.allocations.find(scopedValueName(path, name)))
+        if (!(*other == *alloc))
+          throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},
+                      "/memory_plans/" + methodName + "/allocations/" + scopedValueName(path, name));
+    }
     PlanItem item;
     item.name = key;
     item.size = byteSize(key, *meta, ep);
-    item.start = a.life.at(root).first;
-    item.end = a.life.at(root).second;
+    item.start = a.life[rootId].first;
+    item.end = a.life[rootId].second;
     item.memId = alloc->memId;
     items.push_back(item);
     placement.offsets.push_back(alloc->offset);
@@ -416,8 +495,9 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
       std::vector<std::string> names;
       o.collectTensorNames(names);
       for (const auto &n : names) {
-        auto it = a.life.find(storageRoot(a.aliases, n));
-        if (it != a.life.end()) end = std::max(end, it->second.second);
+        uint32_t rootId = a.rootOf(n);
+        if (rootId != StorageAnalysis::npos && a.life[rootId].first != UINT32_MAX)
+          end = std::max(end, a.life[rootId].second);
       }
     }
     for (const auto &[sub, subPath] : subs)

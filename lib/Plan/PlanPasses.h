@@ -10,8 +10,10 @@
 #pragma once
 
 #include "IR/IR.h"
+#include "IR/ValueNames.h"
 #include "Plan/Placement.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -65,6 +67,10 @@ std::map<std::string, MethodPlanDetails> verifyMemoryPlan(const Program &program
 /// Value name -> the value whose storage it uses: an out-variant op's results
 /// alias its out arguments (the allocs), a memory.view aliases its base.
 std::unordered_map<std::string, std::string> storageAliases(const Graph &graph);
+/// The same pairs (value, the value whose storage it uses), in node order, as
+/// references into the graph; a later pair for the same value overrides.
+void forEachStorageAlias(const Graph &graph,
+                         const std::function<void(const std::string &, const std::string &)> &alias);
 /// Follows storageAliases to the root.
 std::string storageRoot(const std::unordered_map<std::string, std::string> &aliases, std::string name);
 

@@ -16,6 +16,10 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
 namespace exir::plan {
 
 namespace {
@@ -49,42 +53,80 @@ std::string newAlloc(Graph &g, const TensorMeta &meta, const ExportedProgram &ep
   return allocName;
 }
 
-void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
+/// What to do with every node of one target: decided once per distinct target
+/// (a graph has a few dozen), not once per node.
+struct Conversion {
+  enum Kind { Keep, Retarget, ToOut } kind = Keep;
+  std::string qualifiedName; // of the functional op, for errors
+  std::string target;        // the new target (Retarget, ToOut)
+  const OpSchema *out = nullptr;
+  std::vector<const SchemaArgument *> outArgs;
+};
+
+/// Throws `error(message)` for an operator that cannot be converted.
+template <typename ErrorAt> Conversion conversionFor(const std::string &target, const ErrorAt &error) {
   const OperatorTable &table = OperatorTable::builtin();
+  OpTarget t = parseTarget(target);
+  Conversion c;
+  bool functionalOp = t.dialect == TargetDialect::Edge ||
+                      (t.dialect == TargetDialect::Aten && t.ns != "higher_order" && t.overload != "out");
+  if (!functionalOp) return c;
+  c.qualifiedName = t.qualifiedName();
+  const OpSchema *schema = table.lookup(c.qualifiedName);
+  if (!schema) error("operator " + c.qualifiedName + " is unknown to the operator table");
+  bool symOp = !schema->returns.empty() && schema->returns[0].type.base != SchemaBaseType::Tensor;
+  if (schema->isInplace() || symOp) {
+    c.kind = Conversion::Retarget;
+    c.target = atenTarget(t.ns, t.name, t.overload);
+    return c;
+  }
+  c.out = schema->isOutVariant() ? schema : table.outVariant(*schema);
+  if (!c.out) error("operator " + c.qualifiedName + " has no out variant, so it cannot be memory-planned");
+  c.kind = Conversion::ToOut;
+  c.outArgs = c.out->outArguments();
+  c.target = atenTarget(c.out->ns, c.out->name, c.out->overload);
+  return c;
+}
+
+void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
   std::vector<Node> result;
   result.reserve(g.nodes.size() * 2);
+  // About one alloc per node: grow the value table once, not by doubling.
+  g.tensorValues.reserve(g.tensorValues.size() + g.nodes.size());
+  std::unordered_map<std::string, Conversion> conversions;
   int allocCount = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node &node = g.nodes[i];
-    OpTarget t = parseTarget(node.target);
-    std::string where = graphLoc + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")";
+    // Built only when needed (a subgraph, an error): a 100k-node graph would build 100k strings.
+    auto where = [&] { return graphLoc + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")"; };
     // Control flow: the branches are converted like the method (upstream recurses
     // into cond / map bodies); the node itself stays.
     for (size_t a = 0; a < node.inputs.size(); ++a)
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        convertGraph(*node.inputs[a].arg.graph, ep, where + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
-    bool functionalOp = t.dialect == TargetDialect::Edge ||
-                        (t.dialect == TargetDialect::Aten && t.ns != "higher_order" && t.overload != "out");
-    if (!functionalOp) {
+        convertGraph(*node.inputs[a].arg.graph, ep, where() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
+    auto found = conversions.find(node.target);
+    if (found == conversions.end())
+      found = conversions
+                  .emplace(node.target, conversionFor(node.target, [&](const std::string &message) {
+                             throw Error(message, {}, where());
+                           }))
+                  .first;
+    const Conversion &c = found->second;
+    if (c.kind != Conversion::ToOut) {
+      if (c.kind == Conversion::Retarget) node.target = c.target;
       result.push_back(std::move(node));
       continue;
     }
-    const OpSchema *schema = table.lookup(t.qualifiedName());
-    if (!schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table", {}, where);
-    bool symOp = !schema->returns.empty() && schema->returns[0].type.base != SchemaBaseType::Tensor;
-    if (schema->isInplace() || symOp) {
-      node.target = atenTarget(t.ns, t.name, t.overload);
-      result.push_back(std::move(node));
-      continue;
-    }
-    const OpSchema *out = schema->isOutVariant() ? schema : table.outVariant(*schema);
-    if (!out) throw Error("operator " + t.qualifiedName() + " has no out variant, so it cannot be memory-planned", {}, where);
-    std::vector<const SchemaArgument *> outArgs = out->outArguments();
+    const OpSchema *out = c.out;
+    const std::vector<const SchemaArgument *> &outArgs = c.outArgs;
     if (outArgs.size() != node.outputs.size())
-      throw Error("operator " + t.qualifiedName() + " has " + std::to_string(node.outputs.size()) +
+      throw Error("operator " + c.qualifiedName + " has " + std::to_string(node.outputs.size()) +
                       " results but its out variant " + out->qualifiedName() + " has " +
                       std::to_string(outArgs.size()) + " out arguments",
-                  {}, where);
+                  {}, where());
+    // Exactly the room for the out arguments: letting the vector double would
+    // leave about 370 unused bytes per node (an Argument is large).
+    node.inputs.reserve(node.inputs.size() + outArgs.size());
     for (size_t k = 0; k < outArgs.size(); ++k) {
       const Argument &res = node.outputs[k];
       bool listOut = outArgs[k]->type.isList;
@@ -95,18 +137,18 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
       if ((res.kind == ArgKind::Tensors) != listOut || (res.kind != ArgKind::Tensor && res.kind != ArgKind::Tensors))
         throw Error("result " + std::to_string(k) + " (" + argKindTag(res.kind) + ") does not match out argument '" +
                         outArgs[k]->name + "' of " + out->qualifiedName(),
-                    {}, where);
+                    {}, where());
       // A Tensor(a!)[] out argument (split_with_sizes_copy.out, unbind_copy.int_out)
       // gets one alloc per list element.
       std::vector<std::string> names = res.kind == ArgKind::Tensors ? res.names : std::vector<std::string>{res.name};
       std::vector<std::string> allocs;
       for (const auto &name : names) {
         const TensorMeta *meta = g.tensorValues.find(name);
-        if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where);
+        if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where());
         try {
           allocs.push_back(newAlloc(g, *meta, ep, result, allocCount));
         } catch (Error &e) {
-          e.withLocation(where); // an unbounded size: name the node whose result it is
+          e.withLocation(where()); // an unbounded size: name the node whose result it is
           throw;
         }
       }
@@ -114,7 +156,7 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
                                           listOut ? Argument::tensors(allocs) : Argument::tensor(allocs[0]),
                                           ArgumentPassing::Keyword});
     }
-    node.target = atenTarget(out->ns, out->name, out->overload);
+    node.target = c.target;
     result.push_back(std::move(node));
   }
   g.nodes = std::move(result);
@@ -127,42 +169,62 @@ void toOutVariant(Program &program) {
     convertGraph(method.program.graph, method.program, "/methods/" + methodName + "/graph_module/graph");
 }
 
-std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) {
-  std::unordered_map<std::string, std::string> aliases;
-  std::unordered_map<std::string, bool> isAlloc;
+void forEachStorageAlias(const Graph &graph,
+                         const std::function<void(const std::string &, const std::string &)> &alias) {
+  // Names point into the graph, which outlives this call: no copies per node.
+  std::unordered_set<std::string_view> isAlloc;
+  std::vector<const std::string *> outArgs, results;
+  // What a target is, parsed once per distinct target (parseTarget builds strings).
+  enum class Kind { Alloc, View, InPlace, Other };
+  std::unordered_map<std::string_view, Kind> kinds;
+  auto kindOf = [&](const std::string &target) {
+    auto [it, inserted] = kinds.try_emplace(target, Kind::Other);
+    if (inserted) {
+      OpTarget t = parseTarget(target);
+      if (t.dialect == TargetDialect::MemoryAlloc) it->second = Kind::Alloc;
+      else if (t.dialect == TargetDialect::MemoryView) it->second = Kind::View;
+      else if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_') it->second = Kind::InPlace;
+    }
+    return it->second;
+  };
   for (const Node &node : graph.nodes) {
-    OpTarget t = parseTarget(node.target);
-    if (t.dialect == TargetDialect::MemoryAlloc) {
+    Kind kind = kindOf(node.target);
+    if (kind == Kind::Alloc) {
       for (const auto &o : node.outputs)
-        if (o.kind == ArgKind::Tensor) isAlloc[o.name] = true;
+        if (o.kind == ArgKind::Tensor) isAlloc.insert(o.name);
       continue;
     }
-    if (t.dialect == TargetDialect::MemoryView) {
+    if (kind == Kind::View) {
       if (!node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty())
-        aliases[node.outputs[0].name] = node.inputs[0].arg.name;
+        alias(node.outputs[0].name, node.inputs[0].arg.name);
       continue;
     }
     // An in-place op (name ending in '_', e.g. copy_) returns its first argument's storage.
-    if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_' && !node.inputs.empty() &&
-        node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
-      aliases[node.outputs[0].name] = node.inputs[0].arg.name;
+    if (kind == Kind::InPlace && !node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor &&
+        !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
+      alias(node.outputs[0].name, node.inputs[0].arg.name);
       continue;
     }
     // k-th result aliases the k-th alloc passed as a keyword argument (lists
     // flattened: the elements of split_with_sizes_copy's result alias its out list).
-    std::vector<std::string> outArgs, results;
+    outArgs.clear();
+    results.clear();
     for (const auto &in : node.inputs)
       if (in.kind && *in.kind == ArgumentPassing::Keyword &&
-          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors)) {
-        std::vector<std::string> names;
-        in.arg.collectTensorNames(names);
-        for (const auto &n : names)
-          if (isAlloc.count(n)) outArgs.push_back(n);
-      }
+          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors))
+        forEachTensorName(in.arg, [&](const std::string &n) {
+          if (isAlloc.count(n)) outArgs.push_back(&n);
+        });
     for (const auto &o : node.outputs)
-      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors) o.collectTensorNames(results);
-    for (size_t k = 0; k < outArgs.size() && k < results.size(); ++k) aliases[results[k]] = outArgs[k];
+      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors)
+        forEachTensorName(o, [&](const std::string &n) { results.push_back(&n); });
+    for (size_t k = 0; k < outArgs.size() && k < results.size(); ++k) alias(*results[k], *outArgs[k]);
   }
+}
+
+std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) {
+  std::unordered_map<std::string, std::string> aliases;
+  forEachStorageAlias(graph, [&](const std::string &value, const std::string &base) { aliases[value] = base; });
   return aliases;
 }
 

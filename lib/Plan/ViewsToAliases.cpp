@@ -25,6 +25,8 @@ void aliasViews(Graph &g) {
       boundary.insert(names.begin(), names.end());
     }
   for (Node &node : g.nodes) {
+    // Only a view_copy qualifies: the text says so without parsing (which builds strings).
+    if (node.target.find("view_copy") == std::string::npos) continue;
     OpTarget t = parseTarget(node.target);
     if (t.dialect != TargetDialect::Edge || t.ns != "aten" || t.name != "view_copy" || t.overload != "default")
       continue;

@@ -50,11 +50,14 @@ public:
   const std::string &path() const { return path_; }
   const std::string &displayName() const { return displayName_; }
   uint64_t start() const { return start_; }
+  /// Size of the whole underlying file when the archive was opened (one stat
+  /// per archive rather than one per member that references it).
+  uint64_t fileSize() const { return fileSize_; }
 
 private:
   struct Handle;
   std::string path_, displayName_;
-  uint64_t start_ = 0, length_ = 0;
+  uint64_t start_ = 0, length_ = 0, fileSize_ = 0;
   std::unique_ptr<Handle> handle_;
   std::vector<ZipMember> members_;
   std::unordered_map<std::string, size_t> memberIndex_;

@@ -267,9 +267,10 @@ OrderedMap<ConstantTensor> archiveConstants(const ZipArchive &zip, const Archive
   return out;
 }
 
-Program programFromArchive(const std::string &path) {
+Program programFromArchive(const std::string &path, InputFormat &format) {
   ZipArchive zip(path);
   ArchiveLayout layout = detectLayout(zip);
+  format = layout.format;
   auto programs = archivePrograms(zip, layout);
   Program p;
   if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {
@@ -364,9 +365,7 @@ Program readProgram(const std::string &path) {
 
 Program readProgram(const std::string &path, InputFormat &format) {
   if (looksLikeZip(path)) {
-    Program p = programFromArchive(path);
-    format = detectInputFormat(path);
-    return p;
+    return programFromArchive(path, format); // one open of the archive, not two
   }
   return programFromJsonText(loadJsonInput(path), path, format);
 }

@@ -1171,7 +1171,7 @@ size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &kee
     OrderedMap<TensorMeta> kept;
     kept.reserve(graph.tensorValues.size());
     for (auto &[name, meta] : graph.tensorValues)
-      if (!ex.renamed.count(name)) kept.set(name, meta);
+      if (!ex.renamed.count(name)) kept.set(name, std::move(meta));
     graph.tensorValues = std::move(kept);
   }
   return ex.rewrites;

@@ -25,11 +25,27 @@ bool isSymOp(const OpTarget &t) {
 } // namespace
 
 void removeGraphAssertsIn(Graph &g) {
+  // Per distinct target (a graph has few): {is an assert, is a symbolic op}.
+  std::unordered_map<std::string, std::pair<bool, bool>> kinds;
+  auto kindOf = [&](const Node &n) -> const std::pair<bool, bool> & {
+    auto [slot, unseen] = kinds.try_emplace(n.target);
+    if (unseen) {
+      OpTarget t = parseTarget(n.target);
+      slot->second = {isGraphAssert(t), isSymOp(t)};
+    }
+    return slot->second;
+  };
   std::vector<Node> kept;
   kept.reserve(g.nodes.size());
-  for (Node &n : g.nodes)
-    if (!isGraphAssert(parseTarget(n.target))) kept.push_back(std::move(n));
+  bool anySymOp = false;
+  for (Node &n : g.nodes) {
+    const auto &[isAssert, symOp] = kindOf(n);
+    if (isAssert) continue;
+    anySymOp |= symOp;
+    kept.push_back(std::move(n));
+  }
   g.nodes = std::move(kept);
+  if (!anySymOp) return; // nothing can be dead: skip counting every value's uses
 
   // Dead symbolic ops: count uses, then drop unused sym nodes from the back so a
   // chain (ge <- sym_size) disappears in one sweep.
@@ -46,7 +62,7 @@ void removeGraphAssertsIn(Graph &g) {
   std::vector<bool> dead(g.nodes.size(), false);
   for (size_t i = g.nodes.size(); i-- > 0;) {
     const Node &n = g.nodes[i];
-    if (!isSymOp(parseTarget(n.target)) || n.outputs.empty()) continue;
+    if (!kindOf(n).second || n.outputs.empty()) continue;
     bool used = false;
     for (const auto &o : n.outputs) {
       names.clear();

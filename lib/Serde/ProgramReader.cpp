@@ -78,7 +78,7 @@ ArchiveLayout detectLayout(const ZipArchive &zip) {
 }
 
 ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
-  return readExportedProgramJson(zip.read(member), zip.displayName() + ":" + member);
+  return readExportedProgramJsonPadded(zip.readPadded(member), zip.displayName() + ":" + member);
 }
 
 std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &layout) {

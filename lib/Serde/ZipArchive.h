@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <simdjson.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,6 +46,8 @@ public:
   const ZipMember *find(const std::string &name) const;
   /// The whole (decompressed, CRC-checked) content of a member.
   std::string read(const std::string &name) const;
+  /// read() into a buffer simdjson parses in place (no second copy of a large JSON member).
+  simdjson::padded_string readPadded(const std::string &name) const;
   /// Absolute offset, in the underlying file, of a STORED member's data.
   uint64_t dataOffset(const std::string &name) const;
 
@@ -55,6 +59,9 @@ public:
   uint64_t fileSize() const { return fileSize_; }
 
 private:
+  /// Reads a member to its end (libzip checks the CRC); `start(declaredSize)`
+  /// returns the sink `(const char *, size_t)` that receives the bytes.
+  template <typename Start> void readMember(const std::string &name, Start start) const;
   struct Handle;
   std::string path_, displayName_;
   uint64_t start_ = 0, length_ = 0, fileSize_ = 0;

@@ -36,6 +36,8 @@ void renameEdgeNodes(Program &program) {
     // Names given here; the graph's own names are looked up in tensorValues
     // (copying 100k names into a set cost more than the renaming).
     std::unordered_set<std::string> given;
+    renames.reserve(ep.graph.nodes.size()); // most nodes are renamed: no rehashing on the way
+    given.reserve(ep.graph.nodes.size());
     auto taken = [&](const std::string &name) { return ep.graph.tensorValues.contains(name) || given.count(name); };
     // The base name per target string ("" when the node keeps its name): a graph
     // has few distinct targets, so each is parsed once.
@@ -67,11 +69,16 @@ void renameEdgeNodes(Program &program) {
 }
 
 void toEdgeOps(Program &program) {
-  auto rename = [](Graph &graph, const std::string &) {
+  // The edge target per ATen target string ("" when it stays): parsed once per distinct target.
+  std::unordered_map<std::string, std::string> edgeTargets;
+  auto rename = [&edgeTargets](Graph &graph, const std::string &) {
     for (Node &node : graph.nodes) {
-      OpTarget t = targetOf(node);
-      if (t.dialect != TargetDialect::Aten || staysAtenInEdge(t)) continue;
-      node.target = edgeTarget(t.ns, t.name, t.overload);
+      auto [slot, unseen] = edgeTargets.try_emplace(node.target);
+      if (unseen) {
+        OpTarget t = targetOf(node);
+        if (t.dialect == TargetDialect::Aten && !staysAtenInEdge(t)) slot->second = edgeTarget(t.ns, t.name, t.overload);
+      }
+      if (!slot->second.empty()) node.target = slot->second;
     }
   };
   for (auto &[methodName, method] : program.methods) {

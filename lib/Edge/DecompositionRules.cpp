@@ -24,6 +24,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -85,8 +86,9 @@ struct Val {
 struct Scope {
   Graph &graph;
   std::unordered_map<std::string, Val> vars;
-  std::string where;
-  [[noreturn]] void fail(const std::string &why) const { throw Error(why, {}, where); }
+  // Built only when an error needs it: the description walks the node's stack trace.
+  std::function<std::string()> where;
+  [[noreturn]] void fail(const std::string &why) const { throw Error(why, {}, where()); }
 };
 
 const std::map<std::string, ScalarType> &dtypeNames() {
@@ -917,16 +919,15 @@ struct Expander {
 
   /// The rule's replacement for `node`, or nullopt when no rule applies.
   std::optional<std::vector<Node>> expand(Node &node) {
-    OpTarget t = targetOf(node);
-    if (t.dialect != TargetDialect::Aten) return std::nullopt;
-    auto it = byOp.find(OperatorTable::normalizeName(t.qualifiedName()));
-    if (it == byOp.end()) return std::nullopt;
-    const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
-    if (!schema) return std::nullopt;
-    for (const auto *rule : it->second) {
-      std::string frame = userFrame(node);
-      Scope scope{graph, {}, rule->where + " (rule for " + rule->match + ", node " + node.displayName() +
-                                 (frame.empty() ? "" : " at " + frame) + ")"};
+    const Candidates &c = candidates(node.target);
+    if (!c.rules) return std::nullopt;
+    const OpSchema *schema = c.schema;
+    for (const auto *rule : *c.rules) {
+      Scope scope{graph, {}, [rule, &node] {
+                    std::string frame = userFrame(node);
+                    return rule->where + " (rule for " + rule->match + ", node " + node.displayName() +
+                           (frame.empty() ? "" : " at " + frame) + ")";
+                  }};
       bind(scope, node, *schema);
       if (!rule->when.empty()) {
         Val cond = evaluate(rule->when, scope);
@@ -936,6 +937,26 @@ struct Expander {
       return instantiate(*rule, scope, node);
     }
     return std::nullopt;
+  }
+
+  /// The rules (and schema) for a target string, looked up once per distinct
+  /// target: a graph has few distinct targets and many nodes.
+  struct Candidates {
+    const std::vector<const DecompositionRules::Rule *> *rules = nullptr;
+    const OpSchema *schema = nullptr;
+  };
+  std::unordered_map<std::string, Candidates> byTarget;
+  const Candidates &candidates(const std::string &target) {
+    auto [slot, inserted] = byTarget.try_emplace(target);
+    if (!inserted) return slot->second;
+    OpTarget t = parseTarget(target);
+    if (t.dialect != TargetDialect::Aten) return slot->second;
+    auto it = byOp.find(OperatorTable::normalizeName(t.qualifiedName()));
+    if (it == byOp.end()) return slot->second;
+    const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
+    if (!schema) return slot->second;
+    slot->second = {&it->second, schema};
+    return slot->second;
   }
 
   void bind(Scope &scope, const Node &node, const OpSchema &schema) {
@@ -1111,7 +1132,7 @@ size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &kee
   std::unordered_map<std::string, std::vector<const Rule *>> byOp;
   for (const auto &r : rules_) byOp[r->match].push_back(r.get());
   for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
-  Expander ex{graph, FreshNames(graph), byOp, {}, {}, 0};
+  Expander ex{graph, FreshNames(graph), byOp, {}, {}, 0, {}};
   std::vector<Node> old = std::move(graph.nodes);
   graph.nodes.clear();
   graph.nodes.reserve(old.size());
@@ -1150,7 +1171,7 @@ size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &kee
     OrderedMap<TensorMeta> kept;
     kept.reserve(graph.tensorValues.size());
     for (auto &[name, meta] : graph.tensorValues)
-      if (!ex.renamed.count(name)) kept.set(name, meta);
+      if (!ex.renamed.count(name)) kept.set(name, std::move(meta));
     graph.tensorValues = std::move(kept);
   }
   return ex.rewrites;

@@ -18,6 +18,7 @@
 #include "Support/Hash.h"
 
 #include <functional>
+#include <unordered_map>
 
 namespace exir::edge {
 
@@ -46,6 +47,7 @@ std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
 
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
+  std::unordered_map<std::string, bool> isEdge; // per target string, parsed once
   // The method's graph and the branches of its cond nodes, located by JSON pointer.
   std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -54,7 +56,9 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
       for (size_t a = 0; a < node.inputs.size(); ++a)
         if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
           check(*node.inputs[a].arg.graph, nodeLoc() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
-      if (parseTarget(node.target).dialect != TargetDialect::Edge) continue;
+      auto [slot, unseen] = isEdge.try_emplace(node.target, false);
+      if (unseen) slot->second = parseTarget(node.target).dialect == TargetDialect::Edge;
+      if (!slot->second) continue;
       if (auto violation = rules.check(g, node)) {
         std::string frame = userFrame(node);
         throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},

@@ -174,7 +174,7 @@ void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std
   renamed.reserve(g.tensorValues.size());
   for (auto &[k, v] : g.tensorValues) {
     auto it = renames.find(k);
-    renamed.set(it == renames.end() ? k : it->second, v);
+    renamed.set(it == renames.end() ? k : it->second, std::move(v)); // the old map is dropped
   }
   g.tensorValues = std::move(renamed);
 }
@@ -195,7 +195,7 @@ void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::
   OrderedMap<TensorMeta> kept;
   kept.reserve(ep.graph.tensorValues.size());
   for (auto &[name, meta] : ep.graph.tensorValues)
-    if (!renames.count(name)) kept.set(name, meta);
+    if (!renames.count(name)) kept.set(name, std::move(meta));
   ep.graph.tensorValues = std::move(kept);
 }
 

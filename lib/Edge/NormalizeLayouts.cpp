@@ -15,6 +15,9 @@
 #include "Edge/Passes.h"
 #include "Edge/SymSize.h"
 
+#include <optional>
+#include <unordered_map>
+
 namespace exir::edge {
 
 namespace {
@@ -28,22 +31,31 @@ bool setsMemoryFormat(const Node &node, const OpTarget &t) {
 }
 
 void normalizeGraph(Graph &graph) {
+  std::unordered_map<std::string, OpTarget> targets; // parsed once per distinct target
+  std::vector<std::string> outs;
   for (const Node &node : graph.nodes) {
-    OpTarget t = targetOf(node);
+    auto [slot, unseen] = targets.try_emplace(node.target);
+    if (unseen) slot->second = targetOf(node);
+    const OpTarget &t = slot->second;
     if (t.dialect != TargetDialect::Aten) continue; // getitem, sym ops, cond, delegates
     if (setsMemoryFormat(node, t)) continue;
-    const TensorMeta *first = firstTensorInputMeta(graph, node);
-    std::vector<int64_t> inputOrder;
-    if (first) inputOrder = first->dimOrder();
-    std::vector<std::string> outs;
+    outs.clear();
     for (const auto &o : node.outputs) o.collectTensorNames(outs);
+    // The input's layout is needed only for an output that is not contiguous (rare).
+    const TensorMeta *first = nullptr;
+    std::optional<std::vector<int64_t>> inputOrder;
     for (const auto &name : outs) {
       TensorMeta *meta = graph.tensorValues.find(name);
-      if (!meta || meta == first) continue;
+      if (!meta) continue;
       std::vector<int64_t> order = meta->dimOrder();
       bool contiguous = true;
       for (size_t i = 0; i < order.size(); ++i) contiguous &= order[i] == int64_t(i);
-      if (contiguous || order == inputOrder) continue;
+      if (contiguous) continue;
+      if (!inputOrder) {
+        first = firstTensorInputMeta(graph, node);
+        inputOrder = first ? first->dimOrder() : std::vector<int64_t>{};
+      }
+      if (meta == first || order == *inputOrder) continue;
       meta->strides = symContiguousStrides(meta->sizes);
       meta->storageOffset = SymInt::of(0);
     }

@@ -5,6 +5,8 @@
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 
+#include <unordered_map>
+
 namespace exir::edge {
 
 static const OpSchema *schemaFor(const std::string &qualifiedName) {
@@ -52,6 +54,9 @@ std::vector<std::string> requiredArgumentNames(const std::string &qualifiedName)
 
 struct DtypeRules::Impl {
   EdgeDtypeRules rules;
+  // Schema per target string: the verifier checks every node, and a graph
+  // has few distinct targets (parsing and looking each one up cost more than the check).
+  std::unordered_map<std::string, const OpSchema *> schemas = {};
 };
 
 DtypeRules::DtypeRules() = default;
@@ -87,8 +92,9 @@ DtypeRules DtypeRules::forProgram(const Program &program) {
 
 std::optional<std::string> DtypeRules::check(const Graph &graph, const Node &node) const {
   if (!gIrValidityChecks) return std::nullopt;
-  OpTarget t = parseTarget(node.target);
-  const OpSchema *schema = schemaFor(t.qualifiedName());
+  auto [slot, unseen] = impl_->schemas.try_emplace(node.target, nullptr);
+  if (unseen) slot->second = schemaFor(parseTarget(node.target).qualifiedName());
+  const OpSchema *schema = slot->second;
   if (!schema) return std::nullopt; // ops outside the table are permissive, as upstream treats ops outside edge.yaml
   return impl_->rules.check(*schema, EdgeDtypeRules::nodeDtypes(*schema, graph, node));
 }

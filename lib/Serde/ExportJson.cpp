@@ -322,6 +322,13 @@ ExportedProgram readExportedProgramJson(std::string_view json, const std::string
   return exportedProgramFromDom(doc.root(), reader, options);
 }
 
+ExportedProgram readExportedProgramJsonPadded(simdjson::padded_string json, const std::string &file,
+                                              const ExportJsonOptions &options) {
+  json::Document doc(std::move(json), file);
+  json::Reader reader(file);
+  return exportedProgramFromDom(doc.root(), reader, options);
+}
+
 ExportedProgram readExportedProgramJsonFile(const std::string &path, const ExportJsonOptions &options) {
   json::Document doc(json::loadPadded(path), path);
   json::Reader reader(path);

@@ -31,6 +31,8 @@
 
 #include "IR/IR.h"
 
+#include <simdjson.h>
+
 #include <string>
 #include <string_view>
 
@@ -55,6 +57,9 @@ SchemaVersion currentSchemaVersion();
 /// Parses one ExportedProgram JSON document. `file` only names it in errors.
 ExportedProgram readExportedProgramJson(std::string_view json, const std::string &file = {},
                                         const ExportJsonOptions &options = {});
+/// The same for a document already in simdjson's padded buffer (parsed in place, not copied).
+ExportedProgram readExportedProgramJsonPadded(simdjson::padded_string json, const std::string &file = {},
+                                              const ExportJsonOptions &options = {});
 /// Reads and parses a file ("-" = stdin).
 ExportedProgram readExportedProgramJsonFile(const std::string &path,
                                             const ExportJsonOptions &options = {});

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <unordered_map>
 
 namespace exir {
 
@@ -77,7 +78,7 @@ ArchiveLayout detectLayout(const ZipArchive &zip) {
 }
 
 ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
-  return readExportedProgramJson(zip.read(member), zip.displayName() + ":" + member);
+  return readExportedProgramJsonPadded(zip.readPadded(member), zip.displayName() + ":" + member);
 }
 
 std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &layout) {
@@ -129,8 +130,8 @@ void addConstant(OrderedMap<ConstantTensor> &out, const std::string &fqn, Consta
 
 // A STORED member's data is its uncompressed bytes, so the zip's own CRC-32 is
 // the CRC of the referenced range: staleness checks cost no extra read here.
-void stampArchiveRange(DataRef &ref, const std::string &archive, uint32_t crc) {
-  ref.fileSize = fs::file_size(archive);
+void stampArchiveRange(DataRef &ref, const ZipArchive &archive, uint32_t crc) {
+  ref.fileSize = archive.fileSize();
   ref.crc32 = crc;
 }
 
@@ -160,7 +161,7 @@ void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
     c.data.file = file;
     c.data.offset = inner.dataOffset(storage);
     c.data.length = sm->size;
-    stampArchiveRange(c.data, outer.path(), sm->crc);
+    stampArchiveRange(c.data, outer, sm->crc);
     addConstant(out, key, std::move(c), where);
   }
 }
@@ -224,7 +225,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     c.data.file = file;
     c.data.offset = zip.dataOffset(member);
     c.data.length = m->size;
-    stampArchiveRange(c.data, zip.path(), m->crc);
+    stampArchiveRange(c.data, zip, m->crc);
     addConstant(out, fqn, std::move(c), where);
   }
 }
@@ -266,9 +267,10 @@ OrderedMap<ConstantTensor> archiveConstants(const ZipArchive &zip, const Archive
   return out;
 }
 
-Program programFromArchive(const std::string &path) {
+Program programFromArchive(const std::string &path, InputFormat &format) {
   ZipArchive zip(path);
   ArchiveLayout layout = detectLayout(zip);
+  format = layout.format;
   auto programs = archivePrograms(zip, layout);
   Program p;
   if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {
@@ -363,9 +365,7 @@ Program readProgram(const std::string &path) {
 
 Program readProgram(const std::string &path, InputFormat &format) {
   if (looksLikeZip(path)) {
-    Program p = programFromArchive(path);
-    format = detectInputFormat(path);
-    return p;
+    return programFromArchive(path, format); // one open of the archive, not two
   }
   return programFromJsonText(loadJsonInput(path), path, format);
 }
@@ -442,10 +442,14 @@ void attachWeights(Program &program, const std::string &weightsPath) {
 }
 
 namespace {
-void checkDataFile(const DataRef &ref, const std::string &what, const std::string &pointer) {
+/// Sizes of data files, stat'ed once each: 100k constants share one archive.
+using FileSizes = std::unordered_map<std::string, std::pair<uint64_t, std::error_code>>;
+
+void checkDataFile(const DataRef &ref, const std::string &what, const std::string &pointer, FileSizes &sizes) {
   if (ref.inlineBytes || ref.file.empty()) return;
-  std::error_code ec;
-  uint64_t size = fs::file_size(ref.file, ec);
+  auto [slot, fresh] = sizes.try_emplace(ref.file);
+  if (fresh) slot->second.first = fs::file_size(ref.file, slot->second.second);
+  auto [size, ec] = slot->second;
   if (ec) throw Error(what + ": its data file '" + ref.file + "' is missing or unreadable (" + ec.message() + ")", {}, pointer);
   if (ref.fileSize && size != *ref.fileSize)
     throw Error(what + ": its data file '" + ref.file + "' has " + std::to_string(size) + " bytes but had " +
@@ -479,15 +483,16 @@ void checkConstantExtent(const ConstantTensor &c, const std::string &what, const
 } // namespace
 
 void checkDataFiles(const Program &program) {
+  FileSizes sizes;
   for (const auto &[fqn, c] : program.constants) {
-    checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data");
+    checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data", sizes);
     checkConstantExtent(c, "constant '" + fqn + "'", "/constants/" + fqn);
   }
   for (const auto &[name, d] : program.delegates) {
-    checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed");
+    checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed", sizes);
     for (const auto &[fqn, c] : d.namedData) {
       checkDataFile(c.data, "constant '" + fqn + "' of delegate '" + name + "'",
-                    "/delegates/" + name + "/named_data/" + fqn + "/data");
+                    "/delegates/" + name + "/named_data/" + fqn + "/data", sizes);
       checkConstantExtent(c, "constant '" + fqn + "' of delegate '" + name + "'",
                           "/delegates/" + name + "/named_data/" + fqn);
     }

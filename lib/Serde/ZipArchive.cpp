@@ -6,6 +6,8 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 namespace exir {
@@ -51,11 +53,18 @@ ZipArchive::ZipArchive(const std::string &path, uint64_t start, std::optional<ui
                        std::string displayName)
     : path_(path), displayName_(displayName.empty() ? path : std::move(displayName)), start_(start),
       handle_(std::make_unique<Handle>()) {
-  uint64_t total = fileSize(path);
+  uint64_t total = exir::fileSize(path);
+  fileSize_ = total;
   if (start > total) throw Error("zip range starts past the end of the file", displayName_);
   length_ = length ? *length : total - start;
   if (length_ > total - start) throw Error("zip range extends past the end of the file", displayName_);
   if (length_ == 0) throw Error("not a zip archive: it is empty", displayName_);
+
+  // libzip 1.7 converts each member's DOS time with mktime(), and glibc's
+  // mktime re-stats /etc/localtime on every call while TZ is unset: 600k stat
+  // calls for 100k weight members. TZ=":/etc/localtime" names the same zone,
+  // so times are unchanged, but glibc then reads the file once.
+  if (!std::getenv("TZ")) ::setenv("TZ", ":/etc/localtime", 0);
 
   zip_error_t error;
   zip_error_init(&error);
@@ -107,6 +116,36 @@ const ZipMember *ZipArchive::find(const std::string &name) const {
 }
 
 std::string ZipArchive::read(const std::string &name) const {
+  std::string data;
+  readMember(name, [&](uint64_t declared) {
+    // A stored member's size was checked against the archive's length, so it is
+    // reserved whole (a 120 MB model.json grown by doubling copied itself ~2x);
+    // a compressed one's size is not trusted with the allocation (a forged 4 GB
+    // in a small archive ran out of memory): it grows as it is read.
+    data.reserve(static_cast<size_t>(find(name)->stored ? declared : std::min<uint64_t>(declared, uint64_t(1) << 20)));
+    return [&](const char *bytes, size_t n) { data.append(bytes, n); };
+  });
+  return data;
+}
+
+simdjson::padded_string ZipArchive::readPadded(const std::string &name) const {
+  const ZipMember *member = find(name);
+  if (!member || !member->stored) { // see read(): only a stored member's size is trusted
+    std::string text = read(name);
+    return simdjson::padded_string(text);
+  }
+  simdjson::padded_string text(static_cast<size_t>(member->size));
+  size_t at = 0;
+  readMember(name, [&](uint64_t) {
+    return [&](const char *bytes, size_t n) {
+      std::memcpy(text.data() + at, bytes, n);
+      at += n;
+    };
+  });
+  return text;
+}
+
+template <typename Start> void ZipArchive::readMember(const std::string &name, Start start) const {
   const ZipMember *member = find(name);
   if (!member) throw Error("zip member '" + name + "' not found", displayName_);
   if (member->size > kMaxReadMemberBytes)
@@ -116,23 +155,21 @@ std::string ZipArchive::read(const std::string &name) const {
   zip_file_t *file = zip_fopen(handle_->zip, name.c_str(), 0);
   if (!file)
     throw Error("cannot open zip member '" + name + "': " + zip_strerror(handle_->zip), displayName_);
-  // The size the directory declares is not trusted with the allocation (a
-  // forged 4 GB in a small archive ran out of memory): the data grows as it is
-  // read, up to that size. Reading to the end makes libzip verify the CRC.
-  std::string data;
-  data.reserve(static_cast<size_t>(std::min<uint64_t>(member->size, uint64_t(1) << 20)));
+  // Reading to the end makes libzip verify the CRC.
+  auto append = start(member->size);
+  uint64_t size = 0;
   char buffer[1 << 16];
   zip_int64_t got;
   while ((got = zip_fread(file, buffer, sizeof buffer)) > 0) {
-    if (static_cast<uint64_t>(got) > member->size - data.size()) break; // longer than declared
-    data.append(buffer, static_cast<size_t>(got));
+    if (static_cast<uint64_t>(got) > member->size - size) break; // longer than declared
+    append(buffer, static_cast<size_t>(got));
+    size += static_cast<uint64_t>(got);
   }
   std::string message = got < 0 ? zip_file_strerror(file) : "";
   zip_fclose(file);
   if (got < 0) throw Error("cannot read zip member '" + name + "': " + message, displayName_);
-  if (got > 0 || data.size() != member->size)
+  if (got > 0 || size != member->size)
     throw Error("zip member '" + name + "' has the wrong size", displayName_);
-  return data;
 }
 
 uint64_t ZipArchive::dataOffset(const std::string &name) const {

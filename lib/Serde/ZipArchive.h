@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <simdjson.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,17 +46,25 @@ public:
   const ZipMember *find(const std::string &name) const;
   /// The whole (decompressed, CRC-checked) content of a member.
   std::string read(const std::string &name) const;
+  /// read() into a buffer simdjson parses in place (no second copy of a large JSON member).
+  simdjson::padded_string readPadded(const std::string &name) const;
   /// Absolute offset, in the underlying file, of a STORED member's data.
   uint64_t dataOffset(const std::string &name) const;
 
   const std::string &path() const { return path_; }
   const std::string &displayName() const { return displayName_; }
   uint64_t start() const { return start_; }
+  /// Size of the whole underlying file when the archive was opened (one stat
+  /// per archive rather than one per member that references it).
+  uint64_t fileSize() const { return fileSize_; }
 
 private:
+  /// Reads a member to its end (libzip checks the CRC); `start(declaredSize)`
+  /// returns the sink `(const char *, size_t)` that receives the bytes.
+  template <typename Start> void readMember(const std::string &name, Start start) const;
   struct Handle;
   std::string path_, displayName_;
-  uint64_t start_ = 0, length_ = 0;
+  uint64_t start_ = 0, length_ = 0, fileSize_ = 0;
   std::unique_ptr<Handle> handle_;
   std::vector<ZipMember> members_;
   std::unordered_map<std::string, size_t> memberIndex_;

@@ -19,6 +19,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -301,6 +302,34 @@ TEST_CASE("corrupt and unrecognised archives are refused", "[serde][archive]") {
     CHECK(e.file() == dir + "/broken.pt2:m/models/model.json");
     CHECK(e.location() == "/graph_module/graph/nodes/1/inputs/1/arg");
   }
+}
+
+TEST_CASE("ZipArchive::readPadded gives read()'s bytes and checks the CRC as read() does", "[serde][archive]") {
+  std::string dir = scratchDir("read-padded");
+  std::string path = dir + "/a.zip";
+  std::string big(200000, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = char('a' + i % 26);
+  writeStoredZip(path, {{"empty", ""}, {"small.json", "{\"a\": 1}"}, {"big.json", big}});
+  {
+    ZipArchive zip(path);
+    CHECK(zip.fileSize() == fs::file_size(path));
+    for (const char *name : {"empty", "small.json", "big.json"}) {
+      INFO(name);
+      simdjson::padded_string padded = zip.readPadded(name);
+      CHECK(std::string_view(padded.data(), padded.size()) == zip.read(name));
+    }
+    CHECK_THROWS_AS(zip.readPadded("missing"), Error);
+  }
+  // One byte of big.json changed in place: its CRC no longer matches.
+  uint64_t offset = ZipArchive(path).dataOffset("big.json") + 1000;
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(offset));
+    f.put('#');
+  }
+  ZipArchive zip(path);
+  CHECK_THROWS_AS(zip.read("big.json"), Error);
+  CHECK_THROWS_AS(zip.readPadded("big.json"), Error);
 }
 
 TEST_CASE("stdin: JSON is read, a zip is refused", "[serde][archive]") {

@@ -649,6 +649,7 @@ pte::FrameList framesOfStackTrace(const std::string &stackTrace) {
 pte::Program emitProgram(const Program &program, ExternalConstants *external, const EmitOptions &options) {
   if (program.stage != Stage::Planned)
     throw Error(std::string("exir-emit needs a planned program, got stage '") + stageName(program.stage) + "'");
+  pte::ScopedFileCache files; // deduplication samples constants: one open per weights file
   pte::Program out;
   ConstantPool constants(out, external);
   // Methods are emitted sorted by name, as upstream does.

@@ -122,6 +122,25 @@ struct CachedFile {
   bool regular = false;
   bool extentsKnown = false; // `data` lists every data extent (holes are the gaps)
   std::vector<std::pair<uint64_t, uint64_t>> data; // [start, end), ascending
+  /// Small reads are served from one window of the file: constants of a few
+  /// KiB lie one after the other, so 100k of them cost a few hundred preads.
+  std::unique_ptr<char[]> window;
+  uint64_t windowStart = 0, windowSize = 0;
+
+  static constexpr size_t kWindow = size_t(128) << 10;
+  static constexpr size_t kSmallRead = size_t(16) << 10;
+
+  /// Up to `length` (<= kSmallRead) bytes at `offset`, fewer at the end of the
+  /// file; valid until the next call.
+  std::string_view readSmall(uint64_t offset, size_t length) {
+    if (offset < windowStart || offset + length > windowStart + windowSize) {
+      if (!window) window.reset(new char[kWindow]);
+      windowStart = offset;
+      windowSize = readAt(fd, window.get(), kWindow, offset);
+    }
+    uint64_t skip = offset - windowStart;
+    return std::string_view(window.get() + skip, size_t(std::min<uint64_t>(length, windowSize - skip)));
+  }
 };
 
 } // namespace
@@ -131,7 +150,7 @@ struct ScopedFileCache::Impl {
   ~Impl() {
     for (auto &[path, file] : files) ::close(file.fd);
   }
-  const CachedFile &get(const std::string &path);
+  CachedFile &get(const std::string &path);
 };
 
 namespace {
@@ -148,7 +167,7 @@ ScopedFileCache::~ScopedFileCache() {
   if (impl_) currentFileCache = nullptr;
 }
 
-const CachedFile &ScopedFileCache::Impl::get(const std::string &path) {
+CachedFile &ScopedFileCache::Impl::get(const std::string &path) {
   auto found = files.find(path);
   if (found != files.end()) return found->second;
   requireRegularFile(path); // a reference into /dev/zero or a FIFO would never end
@@ -191,7 +210,7 @@ void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data
     return;
   }
   if (length_ == 0) return;
-  const CachedFile *cached = currentFileCache ? &currentFileCache->get(path_) : nullptr;
+  CachedFile *cached = currentFileCache ? &currentFileCache->get(path_) : nullptr;
   std::optional<FileHandle> own;
   int fd;
   bool regular;
@@ -214,7 +233,7 @@ void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data
     throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                     std::to_string(offset_) + " ends past the end of the file",
                 path_, "byte " + std::to_string(std::max(offset_, fileSize)));
-  std::unique_ptr<char[]> buffer(new char[size_t(std::min<uint64_t>(chunkSize, length_))]);
+  std::unique_ptr<char[]> buffer; // for reads the cache's window does not serve
   uint32_t crc = 0;
   bool holesKnown = regular; // until SEEK_DATA fails (not every file system has it)
   if (cached && !cached->extentsKnown) holesKnown = false;
@@ -259,12 +278,17 @@ void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data
     }
     while (pos < dataEnd) {
       size_t want = size_t(std::min<uint64_t>(chunkSize, dataEnd - pos));
-      size_t got = readAt(fd, buffer.get(), want, pos);
-      if (got != want)
+      std::string_view chunk;
+      if (cached && want <= CachedFile::kSmallRead) {
+        chunk = cached->readSmall(pos, want);
+      } else {
+        if (!buffer) buffer.reset(new char[size_t(std::min<uint64_t>(chunkSize, length_))]);
+        chunk = std::string_view(buffer.get(), readAt(fd, buffer.get(), want, pos));
+      }
+      if (chunk.size() != want)
         throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                         std::to_string(offset_) + " ends past the end of the file",
-                    path_, "byte " + std::to_string(pos + got));
-      std::string_view chunk(buffer.get(), want);
+                    path_, "byte " + std::to_string(pos + chunk.size()));
       if (expectedCrc_) crc = crc32Update(crc, chunk);
       data(chunk);
       pos += want;
@@ -283,17 +307,25 @@ std::string BlobSource::readPart(uint64_t offset, uint64_t length) const {
   if (offset >= length_) return {};
   length = std::min(length, length_ - offset);
   if (!isFile()) return std::string(view().substr(size_t(offset), size_t(length)));
-  std::optional<FileHandle> own;
-  int fd;
-  if (currentFileCache) {
-    fd = currentFileCache->get(path_).fd;
+  std::string out;
+  size_t got;
+  if (currentFileCache && length <= CachedFile::kSmallRead) {
+    out = currentFileCache->get(path_).readSmall(offset_ + offset, size_t(length));
+    got = out.size();
+    out.resize(size_t(length));
   } else {
-    own.emplace(path_);
-    if (own->fd < 0) throw Error("cannot open file", path_);
-    fd = own->fd;
+    std::optional<FileHandle> own;
+    int fd;
+    if (currentFileCache) {
+      fd = currentFileCache->get(path_).fd;
+    } else {
+      own.emplace(path_);
+      if (own->fd < 0) throw Error("cannot open file", path_);
+      fd = own->fd;
+    }
+    out.assign(size_t(length), '\0');
+    got = readAt(fd, out.data(), out.size(), offset_ + offset);
   }
-  std::string out(size_t(length), '\0');
-  size_t got = readAt(fd, out.data(), out.size(), offset_ + offset);
   if (got != out.size())
     throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                     std::to_string(offset_) + " ends past the end of the file",

@@ -351,6 +351,8 @@ bool BlobSource::sameBytes(const BlobSource &other) const {
   if (length_ == 0) return true;
   if (!isFile() && !other.isFile()) return view() == other.view();
   if (isFile() && other.isFile() && path_ == other.path_ && offset_ == other.offset_) return true;
+  // Hashing streams holes of sparse files without reading them; a byte compare
+  // through readPart would read them (2 GB of holes cost more than the hash).
   return sha256Hex() == other.sha256Hex();
 }
 

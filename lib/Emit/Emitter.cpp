@@ -290,8 +290,22 @@ private:
     padFrames(&node);
   }
 
+  /// A node target parsed once per method, with its schema and operator
+  /// index: a 100k-node graph has a handful of distinct targets.
+  struct KnownTarget {
+    OpTarget target;
+    const OpSchema *schema = nullptr; // kernel calls only
+    int32_t opIndex = -1;
+  };
+
+  const KnownTarget &knownTarget(const std::string &target) {
+    auto [it, inserted] = targets_.try_emplace(target);
+    if (inserted) it->second.target = parseTarget(target);
+    return it->second;
+  }
+
   void emitNodeInstructions(const Node &node) {
-    OpTarget t = parseTarget(node.target);
+    const OpTarget &t = knownTarget(node.target).target;
     switch (t.dialect) {
     case TargetDialect::MemoryAlloc: {
       const std::string &name = node.outputs.at(0).name;
@@ -311,21 +325,25 @@ private:
   }
 
   void emitKernelCall(const Node &node, const OpTarget &t) {
-    const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
-    if (!schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table");
+    KnownTarget &known = targets_.find(node.target)->second;
+    if (!known.schema) {
+      known.schema = OperatorTable::builtin().lookup(t.qualifiedName());
+      if (!known.schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table");
+      known.opIndex = operatorIndex(t.ns + "::" + t.name, t.overload == "default" ? "" : t.overload);
+    }
+    const OpSchema *schema = known.schema;
     pte::KernelCall call;
-    std::string overload = t.overload == "default" ? "" : t.overload;
-    call.opIndex = operatorIndex(t.ns + "::" + t.name, overload);
+    call.opIndex = known.opIndex;
     std::vector<int32_t> outIds;
     for (const auto &param : schema->arguments) {
       const NamedArgument *given = node.input(param.name);
-      Argument value = given ? given->arg : Argument();
+      Argument fallback; // only for a default: the given argument is not copied
       if (!given) {
         if (!param.defaultValue)
           throw Error("argument '" + param.name + "' of " + schema->qualifiedName() + " is missing and has no default");
-        value = defaultToArgument(param);
+        fallback = defaultToArgument(param);
       }
-      int32_t id = emitArgument(value, param);
+      int32_t id = emitArgument(given ? given->arg : fallback, param);
       call.args.push_back(id);
       if (param.isOut) outIds.push_back(id);
     }
@@ -572,6 +590,7 @@ private:
   Scope top_;
   Scope *scope_; // the graph being emitted: the method's, or a cond branch's
   std::vector<const Node *> enclosing_; // nodes being emitted, outermost first (--emit-stacktraces)
+  std::unordered_map<std::string, KnownTarget> targets_; // by node.target
   pte::ExecutionPlan plan_;
 };
 
@@ -649,6 +668,7 @@ pte::FrameList framesOfStackTrace(const std::string &stackTrace) {
 pte::Program emitProgram(const Program &program, ExternalConstants *external, const EmitOptions &options) {
   if (program.stage != Stage::Planned)
     throw Error(std::string("exir-emit needs a planned program, got stage '") + stageName(program.stage) + "'");
+  pte::ScopedFileCache files; // deduplication samples constants: one open per weights file
   pte::Program out;
   ConstantPool constants(out, external);
   // Methods are emitted sorted by name, as upstream does.

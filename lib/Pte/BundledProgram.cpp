@@ -144,7 +144,7 @@ std::string writeBundledProgram(const std::string &pteBytes, const std::vector<M
   return std::string(reinterpret_cast<const char *>(b.GetBufferPointer()), b.GetSize());
 }
 
-void dumpBundledProgramText(const BundledProgram &bundled, std::ostream &os) {
+void dumpBundledProgramText(const BundledProgram &bundled, std::ostream &os, const pte::TextDumpOptions &options) {
   os << "BundledProgram (.bpte) version " << bundled.version << ", program " << bundled.programBytes->size()
      << " bytes\n";
   os << "method_test_suites (" << bundled.methodTestSuites.size() << "):\n";
@@ -162,7 +162,7 @@ void dumpBundledProgramText(const BundledProgram &bundled, std::ostream &os) {
     }
   }
   os << "\nprogram:\n";
-  pte::dumpPteText(bundled.program, os);
+  pte::dumpPteText(bundled.program, os, options);
 }
 
 } // namespace exir::bpte

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Pte/PteDump.h"
 #include "Pte/PteModel.h"
 
 #include <cstdint>
@@ -69,6 +70,7 @@ std::string writeBundledProgram(const std::string &pteBytes, const std::vector<M
 /// Human-readable listing: version, the suites (per case, every value as its
 /// kind with dtype and sizes, or its scalar), then the embedded program as
 /// pte::dumpPteText shows it.
-void dumpBundledProgramText(const BundledProgram &bundled, std::ostream &os);
+void dumpBundledProgramText(const BundledProgram &bundled, std::ostream &os,
+                            const pte::TextDumpOptions &options = {});
 
 } // namespace exir::bpte

@@ -36,6 +36,7 @@ uint64_t getLE(std::string_view bytes, size_t at, int count) {
 } // namespace
 
 void writePtd(const File &file, const WriteOptions &options, std::ostream &out) {
+  pte::ScopedFileCache files; // one open per weights file, not per constant
   if (!isPowerOfTwo(options.segmentAlignment))
     throw Error("segment alignment must be a power of two, got " + std::to_string(options.segmentAlignment));
   if (options.segmentAlignment > kMaxAlignment)

@@ -137,6 +137,7 @@ std::vector<BlobSource> withPlaceholder(const std::vector<BlobSource> &list) {
 } // namespace
 
 bool diffPte(const Program &a, const Program &b, std::ostream &out) {
+  ScopedFileCache files; // payload comparisons: one open per file
   Differ d(out);
   d.checkNumber("version", a.version, b.version);
   d.list<ExecutionPlan>("execution_plan", a.executionPlan, b.executionPlan,

@@ -467,11 +467,13 @@ std::string formatTensor(const Tensor &t) {
   return out;
 }
 
-std::string blobSummary(const BlobSource &blob) {
-  return std::to_string(blob.size()) + " bytes sha256 " + blob.sha256Hex();
+std::string blobSummary(const BlobSource &blob, const TextDumpOptions &options) {
+  std::string out = std::to_string(blob.size()) + " bytes";
+  if (options.hashes) out += " sha256 " + blob.sha256Hex();
+  return out;
 }
 
-void textPlan(const ExecutionPlan &plan, size_t index, std::ostream &out) {
+void textPlan(const ExecutionPlan &plan, size_t index, std::ostream &out, const TextDumpOptions &options) {
   out << "\nexecution_plan[" << index << "] " << quotedText(plan.name) << "\n";
   out << "  inputs: " << refList(plan.inputs) << "\n";
   out << "  outputs: " << refList(plan.outputs) << "\n";
@@ -499,7 +501,7 @@ void textPlan(const ExecutionPlan &plan, size_t index, std::ostream &out) {
     const BackendDelegate &delegate = plan.delegates[d];
     const char *location = enumName(delegate.processed.location);
     out << "    [" << d << "] " << delegate.id << ": " << (location ? location : "?") << " "
-        << delegate.processed.index << ", " << blobSummary(delegate.processedData) << "\n";
+        << delegate.processed.index << ", " << blobSummary(delegate.processedData, options) << "\n";
     for (const auto &spec : delegate.compileSpecs)
       out << "      compile_spec " << spec.key << " = " << formatBytes(spec.value) << "\n";
   }
@@ -734,7 +736,8 @@ void dumpPteJson(const Program &program, std::ostream &out) {
   out << '\n';
 }
 
-void dumpPteText(const Program &program, std::ostream &out) {
+void dumpPteText(const Program &program, std::ostream &out, const TextDumpOptions &options) {
+  ScopedFileCache files; // hashing file-backed payloads: one open for all of them
   const FileLayout &layout = program.layout;
   if (layout.fileSize) out << "file: " << layout.fileSize << " bytes\n";
   if (layout.extendedHeader) {
@@ -763,20 +766,20 @@ void dumpPteText(const Program &program, std::ostream &out) {
   if (layout.backendDelegateData && !layout.backendDelegateData->empty())
     out << "backend_delegate_data: " << layout.backendDelegateData->size() << " inline blobs\n";
 
-  for (size_t p = 0; p < program.executionPlan.size(); ++p) textPlan(program.executionPlan[p], p, out);
+  for (size_t p = 0; p < program.executionPlan.size(); ++p) textPlan(program.executionPlan[p], p, out, options);
 
   out << "\nconstants: " << program.constants.size() << " (index 0 is the placeholder)\n";
   for (size_t i = 1; i < program.constants.size(); ++i)
-    out << "  [" << i << "] " << blobSummary(program.constants[i]) << "\n";
+    out << "  [" << i << "] " << blobSummary(program.constants[i], options) << "\n";
   if (!program.mutableData.empty()) {
     out << "mutable_data: " << program.mutableData.size() << " (index 0 is the placeholder)\n";
     for (size_t i = 1; i < program.mutableData.size(); ++i)
-      out << "  [" << i << "] " << blobSummary(program.mutableData[i]) << "\n";
+      out << "  [" << i << "] " << blobSummary(program.mutableData[i], options) << "\n";
   }
   if (program.namedData) {
     out << "named_data: " << program.namedData->size() << "\n";
     for (const auto &entry : *program.namedData)
-      out << "  " << quotedText(entry.key) << ": segment " << entry.segmentIndex << ", " << blobSummary(entry.data)
+      out << "  " << quotedText(entry.key) << ": segment " << entry.segmentIndex << ", " << blobSummary(entry.data, options)
           << "\n";
   }
 }

@@ -10,7 +10,8 @@
 // dumpPteText prints a readable listing: header and segments, then per plan the
 // values (`%3 = Tensor f32[2, 2] dim_order=[0,1] mem=1+32`), operators,
 // instructions with operator names, delegates and buffer sizes, then the
-// constant, mutable-data and named-data payloads with sizes and SHA-256.
+// constant, mutable-data and named-data payloads with their sizes (and, with
+// TextDumpOptions::hashes, their SHA-256).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -22,8 +23,15 @@
 
 namespace exir::pte {
 
+struct TextDumpOptions {
+  /// Print the SHA-256 of every payload. It reads every payload byte (a second
+  /// for 2 GB of weights), so the default listing shows sizes only and reads
+  /// just the header and the flatbuffer.
+  bool hashes = false;
+};
+
 void dumpPteJson(const Program &program, std::ostream &out);
-void dumpPteText(const Program &program, std::ostream &out);
+void dumpPteText(const Program &program, std::ostream &out, const TextDumpOptions &options = {});
 /// A Graphviz graph per execution plan: instructions (boxes, in order) and the
 /// tensor values they use (ellipses; constants as notes), with the plan's
 /// inputs and outputs. A .pte does not say which arguments a kernel writes, so

@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -111,6 +113,93 @@ void BlobSource::forEachChunk(const std::function<void(std::string_view)> &sink,
                 chunkSize);
 }
 
+namespace {
+
+/// An open weights file as ScopedFileCache keeps it.
+struct CachedFile {
+  int fd = -1;
+  uint64_t size = 0;
+  bool regular = false;
+  bool extentsKnown = false; // `data` lists every data extent (holes are the gaps)
+  std::vector<std::pair<uint64_t, uint64_t>> data; // [start, end), ascending
+  /// Small reads are served from one window of the file: constants of a few
+  /// KiB lie one after the other, so 100k of them cost a few hundred preads.
+  std::unique_ptr<char[]> window;
+  uint64_t windowStart = 0, windowSize = 0;
+
+  static constexpr size_t kWindow = size_t(128) << 10;
+  static constexpr size_t kSmallRead = size_t(16) << 10;
+
+  /// Up to `length` (<= kSmallRead) bytes at `offset`, fewer at the end of the
+  /// file; valid until the next call.
+  std::string_view readSmall(uint64_t offset, size_t length) {
+    if (offset < windowStart || offset + length > windowStart + windowSize) {
+      if (!window) window.reset(new char[kWindow]);
+      windowStart = offset;
+      windowSize = readAt(fd, window.get(), kWindow, offset);
+    }
+    uint64_t skip = offset - windowStart;
+    return std::string_view(window.get() + skip, size_t(std::min<uint64_t>(length, windowSize - skip)));
+  }
+};
+
+} // namespace
+
+struct ScopedFileCache::Impl {
+  std::unordered_map<std::string, CachedFile> files;
+  ~Impl() {
+    for (auto &[path, file] : files) ::close(file.fd);
+  }
+  CachedFile &get(const std::string &path);
+};
+
+namespace {
+thread_local ScopedFileCache::Impl *currentFileCache = nullptr;
+} // namespace
+
+ScopedFileCache::ScopedFileCache() {
+  if (currentFileCache) return;
+  impl_ = std::make_unique<Impl>();
+  currentFileCache = impl_.get();
+}
+
+ScopedFileCache::~ScopedFileCache() {
+  if (impl_) currentFileCache = nullptr;
+}
+
+CachedFile &ScopedFileCache::Impl::get(const std::string &path) {
+  auto found = files.find(path);
+  if (found != files.end()) return found->second;
+  requireRegularFile(path); // a reference into /dev/zero or a FIFO would never end
+  CachedFile file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (file.fd < 0 || ::fstat(file.fd, &st) != 0) {
+    if (file.fd >= 0) ::close(file.fd);
+    throw Error("cannot open file", path);
+  }
+  file.regular = S_ISREG(st.st_mode);
+  file.size = file.regular ? uint64_t(st.st_size) : UINT64_MAX;
+  if (file.regular) {
+    // Map the holes once; without SEEK_DATA every byte counts as data.
+    file.extentsKnown = true;
+    for (uint64_t pos = 0; pos < file.size;) {
+      off_t start = ::lseek(file.fd, off_t(pos), SEEK_DATA);
+      if (start < 0 && errno == ENXIO) break; // a hole up to the end of the file
+      off_t end = start < 0 ? start : ::lseek(file.fd, start, SEEK_HOLE);
+      if (end < 0) {
+        file.extentsKnown = false;
+        file.data.clear();
+        break;
+      }
+      uint64_t dataEnd = std::max<uint64_t>(uint64_t(end), uint64_t(start) + 1);
+      file.data.emplace_back(uint64_t(start), dataEnd);
+      pos = dataEnd;
+    }
+  }
+  return files.emplace(path, std::move(file)).first->second;
+}
+
 void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data,
                                const std::function<void(uint64_t)> &zeros, size_t chunkSize) const {
   if (chunkSize == 0) chunkSize = 1;
@@ -121,47 +210,85 @@ void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data
     return;
   }
   if (length_ == 0) return;
-  requireRegularFile(path_); // a reference into /dev/zero or a FIFO would never end
-  FileHandle file(path_);
-  struct stat st;
-  if (file.fd < 0 || ::fstat(file.fd, &st) != 0) throw Error("cannot open file", path_);
-  bool regular = S_ISREG(st.st_mode);
-  uint64_t fileSize = regular ? uint64_t(st.st_size) : UINT64_MAX;
+  CachedFile *cached = currentFileCache ? &currentFileCache->get(path_) : nullptr;
+  std::optional<FileHandle> own;
+  int fd;
+  bool regular;
+  uint64_t fileSize;
+  if (cached) {
+    fd = cached->fd;
+    regular = cached->regular;
+    fileSize = cached->size;
+  } else {
+    requireRegularFile(path_); // a reference into /dev/zero or a FIFO would never end
+    own.emplace(path_);
+    struct stat st;
+    if (own->fd < 0 || ::fstat(own->fd, &st) != 0) throw Error("cannot open file", path_);
+    fd = own->fd;
+    regular = S_ISREG(st.st_mode);
+    fileSize = regular ? uint64_t(st.st_size) : UINT64_MAX;
+  }
   uint64_t end = offset_ + length_;
   if (end > fileSize)
     throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                     std::to_string(offset_) + " ends past the end of the file",
                 path_, "byte " + std::to_string(std::max(offset_, fileSize)));
-  std::unique_ptr<char[]> buffer(new char[size_t(std::min<uint64_t>(chunkSize, length_))]);
+  std::unique_ptr<char[]> buffer; // for reads the cache's window does not serve
   uint32_t crc = 0;
   bool holesKnown = regular; // until SEEK_DATA fails (not every file system has it)
+  if (cached && !cached->extentsKnown) holesKnown = false;
   for (uint64_t pos = offset_; pos < end;) {
     uint64_t dataEnd = end;
     if (holesKnown) {
-      off_t dataStart = ::lseek(file.fd, off_t(pos), SEEK_DATA);
-      if (dataStart < 0 && errno == ENXIO) dataStart = off_t(end); // a hole up to the end of the file
-      if (dataStart < 0) {
-        holesKnown = false;
-      } else if (uint64_t(dataStart) > pos) {
-        uint64_t hole = std::min<uint64_t>(uint64_t(dataStart), end) - pos;
+      // Where the next data starts (end: only a hole is left) and where it ends.
+      uint64_t dataStart = end, extentEnd = end;
+      if (cached) {
+        auto extent = std::upper_bound(cached->data.begin(), cached->data.end(), pos,
+                                       [](uint64_t at, const auto &e) { return at < e.second; });
+        if (extent != cached->data.end()) {
+          dataStart = std::max(extent->first, pos);
+          extentEnd = extent->second;
+        }
+      } else {
+        off_t start = ::lseek(fd, off_t(pos), SEEK_DATA);
+        if (start < 0 && errno != ENXIO) {
+          holesKnown = false;
+          continue;
+        }
+        if (start >= 0) {
+          dataStart = uint64_t(start);
+          if (dataStart <= pos) {
+            off_t holeStart = ::lseek(fd, off_t(pos), SEEK_HOLE);
+            if (holeStart < 0) {
+              holesKnown = false;
+              continue;
+            }
+            extentEnd = std::max<uint64_t>(uint64_t(holeStart), pos + 1);
+          }
+        }
+      }
+      if (dataStart > pos) {
+        uint64_t hole = std::min<uint64_t>(dataStart, end) - pos;
         if (expectedCrc_) crc = crc32UpdateZeros(crc, hole);
         zeros(hole);
         pos += hole;
         continue;
-      } else {
-        off_t holeStart = ::lseek(file.fd, off_t(pos), SEEK_HOLE);
-        if (holeStart < 0) holesKnown = false;
-        else dataEnd = std::min<uint64_t>(std::max<uint64_t>(uint64_t(holeStart), pos + 1), end);
       }
+      dataEnd = std::min<uint64_t>(extentEnd, end);
     }
     while (pos < dataEnd) {
       size_t want = size_t(std::min<uint64_t>(chunkSize, dataEnd - pos));
-      size_t got = readAt(file.fd, buffer.get(), want, pos);
-      if (got != want)
+      std::string_view chunk;
+      if (cached && want <= CachedFile::kSmallRead) {
+        chunk = cached->readSmall(pos, want);
+      } else {
+        if (!buffer) buffer.reset(new char[size_t(std::min<uint64_t>(chunkSize, length_))]);
+        chunk = std::string_view(buffer.get(), readAt(fd, buffer.get(), want, pos));
+      }
+      if (chunk.size() != want)
         throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                         std::to_string(offset_) + " ends past the end of the file",
-                    path_, "byte " + std::to_string(pos + got));
-      std::string_view chunk(buffer.get(), want);
+                    path_, "byte " + std::to_string(pos + chunk.size()));
       if (expectedCrc_) crc = crc32Update(crc, chunk);
       data(chunk);
       pos += want;
@@ -180,10 +307,25 @@ std::string BlobSource::readPart(uint64_t offset, uint64_t length) const {
   if (offset >= length_) return {};
   length = std::min(length, length_ - offset);
   if (!isFile()) return std::string(view().substr(size_t(offset), size_t(length)));
-  FileHandle file(path_);
-  if (file.fd < 0) throw Error("cannot open file", path_);
-  std::string out(size_t(length), '\0');
-  size_t got = readAt(file.fd, out.data(), out.size(), offset_ + offset);
+  std::string out;
+  size_t got;
+  if (currentFileCache && length <= CachedFile::kSmallRead) {
+    out = currentFileCache->get(path_).readSmall(offset_ + offset, size_t(length));
+    got = out.size();
+    out.resize(size_t(length));
+  } else {
+    std::optional<FileHandle> own;
+    int fd;
+    if (currentFileCache) {
+      fd = currentFileCache->get(path_).fd;
+    } else {
+      own.emplace(path_);
+      if (own->fd < 0) throw Error("cannot open file", path_);
+      fd = own->fd;
+    }
+    out.assign(size_t(length), '\0');
+    got = readAt(fd, out.data(), out.size(), offset_ + offset);
+  }
   if (got != out.size())
     throw Error("file too short: blob of " + std::to_string(length_) + " bytes at offset " +
                     std::to_string(offset_) + " ends past the end of the file",
@@ -209,6 +351,8 @@ bool BlobSource::sameBytes(const BlobSource &other) const {
   if (length_ == 0) return true;
   if (!isFile() && !other.isFile()) return view() == other.view();
   if (isFile() && other.isFile() && path_ == other.path_ && offset_ == other.offset_) return true;
+  // Hashing streams holes of sparse files without reading them; a byte compare
+  // through readPart would read them (2 GB of holes cost more than the hash).
   return sha256Hex() == other.sha256Hex();
 }
 

@@ -422,6 +422,7 @@ void putLE(std::string &out, uint64_t value, int bytes) {
 } // namespace
 
 void writePte(const Program &program, const WriteOptions &options, std::ostream &out) {
+  ScopedFileCache files; // one open per weights file, not per constant
   checkAlignment("segment alignment", options.segmentAlignment);
   checkAlignment("constant tensor alignment", options.constantAlignment);
   checkAlignment("delegate alignment", options.delegateAlignment);

@@ -18,9 +18,11 @@ using namespace exir::pte;
 using namespace exir::pte::test;
 
 namespace {
-std::string textDump(const Program &program) {
+std::string textDump(const Program &program, bool hashes = false) {
   std::ostringstream out;
-  dumpPteText(program, out);
+  TextDumpOptions options;
+  options.hashes = hashes;
+  dumpPteText(program, out, options);
   return out.str();
 }
 bool hasLine(const std::string &text, const std::string &line) {
@@ -79,14 +81,19 @@ TEST_CASE("text dump of the golden add model", "[pte][dump]") {
 }
 
 TEST_CASE("text dump shows constants, delegates and every value kind", "[pte][dump]") {
-  std::string arduino = textDump(readPte(writePteToString(goldenConstantAddModel()), "model.pte"));
+  Program golden = readPte(writePteToString(goldenConstantAddModel()), "model.pte");
+  std::string arduino = textDump(golden, /*hashes=*/true);
   INFO(arduino);
   CHECK(hasLine(arduino, "    %0 = Tensor f32[] dim_order=[] const=1"));
   // sha256 of the four bytes of float 1.0.
   CHECK(hasLine(arduino, "  [1] 4 bytes sha256 " + BlobSource::fromBytes(std::string("\0\0\x80\x3f", 4)).sha256Hex()));
+  // By default the listing reads no payload: sizes only.
+  std::string plain = textDump(golden);
+  CHECK(hasLine(plain, "  [1] 4 bytes"));
+  CHECK(plain.find("sha256") == std::string::npos);
   CHECK(arduino.find("extended header: length 32, program_size ") != std::string::npos);
 
-  std::string sink = textDump(readPteFile(inputsDir() + "kitchen_sink.pte"));
+  std::string sink = textDump(readPteFile(inputsDir() + "kitchen_sink.pte"), /*hashes=*/true);
   INFO(sink);
   CHECK(hasLine(sink, "    %0 = Tensor f32[2, 3] dim_order=[0,1] mem=1+4294967360"));
   CHECK(hasLine(sink, "    %2 = Tensor c64[4, 1, 2, 2] dim_order=[0,2,3,1] DYNAMIC_BOUND requires_grad "

@@ -342,6 +342,75 @@ TEST_CASE("holes of a sparse file stream as zero runs, unread, and keep the CRC-
   std::filesystem::remove(path);
 }
 
+TEST_CASE("under a ScopedFileCache blobs read the same bytes, holes and errors", "[pte][blob]") {
+  std::string path = tempPath("cached.bin");
+  const uint64_t size = 8 << 20;
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "head";
+    out.seekp(std::streamoff(5 << 20));
+    out << "middle";
+    out.seekp(std::streamoff(size - 4));
+    out << "tail";
+  }
+  auto extents = [](const BlobSource &blob) {
+    std::string data;
+    uint64_t zeros = 0;
+    blob.forEachExtent([&](std::string_view chunk) { data.append(chunk); },
+                       [&](uint64_t count) {
+                         data.append(count, '\0');
+                         zeros += count;
+                       });
+    return std::make_pair(data, zeros);
+  };
+  // Small blobs (served from the cache's window), one across the window's end, large ones.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges = {{0, 4}, {1, 3}, {(5 << 20) - 2, 10}, {(5 << 20) + 3, 20000},
+                                                       {2, size - 3}, {size - 10, 10}, {(5 << 20) - 100000, 200000}};
+  std::vector<std::pair<std::string, uint64_t>> plain;
+  for (auto [offset, length] : ranges) plain.push_back(extents(BlobSource::fromFile(path, offset, length)));
+  {
+    ScopedFileCache files;
+    ScopedFileCache nested; // shares the outer cache
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      auto [offset, length] = ranges[i];
+      BlobSource blob = BlobSource::fromFile(path, offset, length);
+      INFO("range " << offset << "+" << length);
+      CHECK((extents(blob) == plain[i]));
+      CHECK(blob.readPart(1, 5) == plain[i].first.substr(1, 5));
+      uint32_t crc = exir::crc32Update(0, plain[i].first);
+      CHECK(blob.withExpectedCrc32(crc, "w").bytes() == plain[i].first);
+      CHECK_THROWS_WITH(blob.withExpectedCrc32(crc ^ 1, "w").bytes(), Catch::Contains("changed since"));
+    }
+    CHECK_THROWS_WITH(BlobSource::fromFile(path, size - 2, 4).bytes(), Catch::Contains("file too short"));
+    CHECK_THROWS_WITH(BlobSource::fromFile(path, size - 2, 4).readPart(0, 4), Catch::Contains("file too short"));
+    CHECK_THROWS_WITH(BlobSource::fromFile(path + ".missing", 0, 4).bytes(), Catch::Contains("cannot open file"));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("sameBytes compares file ranges byte by byte", "[pte][blob]") {
+  std::string path = tempPath("same.bin");
+  std::string half;
+  for (size_t i = 0; i < (3u << 20) / 2 + 7; ++i) half.push_back(char((i * 13) % 251));
+  std::string other = half;
+  other.back() ^= 1; // differs only in the last byte, past the first 1 MiB chunk
+  exir::writeFileAtomically(path, half + half + other);
+  uint64_t n = half.size();
+  BlobSource a = BlobSource::fromFile(path, 0, n), b = BlobSource::fromFile(path, n, n),
+             c = BlobSource::fromFile(path, 2 * n, n);
+  CHECK(a.sameBytes(b));
+  CHECK(!a.sameBytes(c));
+  CHECK(a.sameBytes(BlobSource::fromBytes(half)));
+  CHECK(!c.sameBytes(BlobSource::fromBytes(half)));
+  CHECK(!a.sameBytes(BlobSource::fromFile(path, 0, n - 1)));
+  {
+    ScopedFileCache files;
+    CHECK(b.sameBytes(a));
+    CHECK(!c.sameBytes(a));
+  }
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("readPteFile leaves segments in the file", "[pte][reader]") {
   std::string path = tempPath("segments.pte");
   std::string payload;
@@ -361,8 +430,10 @@ TEST_CASE("readPteFile leaves segments in the file", "[pte][reader]") {
   CHECK(fromFile.constants[1].path() == path);
   CHECK((fromFile.constants[1].bytes() == payload));
   std::ostringstream a, b;
-  dumpPteText(fromFile, a);
-  dumpPteText(inMemory, b);
+  TextDumpOptions hashes; // the hashes compare the payload bytes too
+  hashes.hashes = true;
+  dumpPteText(fromFile, a, hashes);
+  dumpPteText(inMemory, b, hashes);
   CHECK(a.str() == b.str());
   // A file cut inside the segments fails as it does in memory.
   std::string cut = bytes.substr(0, bytes.size() - 1);

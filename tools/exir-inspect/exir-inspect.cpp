@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
                "  exir-inspect model.edge.json --dot | dot -Tsvg > graph.svg\n"
                "  exir-inspect model.edge.json --json --pretty\n"
                "  exir-inspect model.pte                 # values, instructions, plans, constants, segments\n"
+               "  exir-inspect model.pte --hash          # ... and the SHA-256 of every payload (reads them all)\n"
                "  exir-inspect model.pte --json          # full structure, flatc field names\n"
                "  exir-inspect model.pte --dot | dot -Tsvg > plan.svg  # instructions and tensor values\n"
                "  exir-emit model.plan.json -o - | exir-inspect -\n"
@@ -80,6 +81,7 @@ int main(int argc, char **argv) {
                "stages, a usage error)."};
   std::vector<std::string> inputs;
   bool json = false, pretty = false, dot = false, diff = false, noStack = false;
+  pte::TextDumpOptions textOptions;
   app.add_option("input", inputs, "program file, .pte, .bpte or .ptd ('-' = stdin, not for a .ptd)")->required();
   auto *jsonFlag = app.add_flag("--json", json, "write canonical JSON (program JSON, or the .pte structure)");
   app.add_flag("--pretty", pretty, "with --json: indent the JSON for reading (.pte JSON is always indented)")
@@ -88,12 +90,17 @@ int main(int argc, char **argv) {
                "write a Graphviz graph of the program (of a .pte or .bpte: its instructions and tensor values)");
   app.add_flag("--diff", diff,
                "differences between two .pte files, or two programs of the same stage (exit 0 same, 1 different)");
+  app.add_flag("--hash", textOptions.hashes,
+               "with a .pte or .bpte listing: print the SHA-256 of every constant, mutable-data, delegate and "
+               "named-data payload (reads every payload byte; the default listing shows sizes only)");
   app.add_flag("--no-stack-traces", noStack, "leave out the '# File: ...' comment lines");
   std::string ptdPath;
   app.add_option("--ptd", ptdPath, "with a .pte: resolve its EXTERNAL tensors in this .ptd, as the runtime does (exit 1 if one is not)");
 
   int diffResult = 0;
   int rc = runTool("exir-inspect", app, argc, argv, [&] {
+    if (textOptions.hashes && (json || dot || diff))
+      throw UsageError("--hash adds hashes to the text listing; it does not combine with --json, --dot or --diff");
     if (diff) {
       if (inputs.size() != 2) throw UsageError("--diff takes exactly two inputs");
       if (inputs[0] == "-" && inputs[1] == "-") throw UsageError("--diff can read only one of its inputs from stdin");
@@ -114,10 +121,13 @@ int main(int argc, char **argv) {
       return;
     }
     if (inputs.size() != 1) throw UsageError("give one input file (or --diff A B)");
-    if (!ptdPath.empty() && (json || dot)) throw UsageError("--ptd checks a .pte; it does not combine with --json / --dot");
+    if (!ptdPath.empty() && (json || dot || textOptions.hashes))
+      throw UsageError("--ptd checks a .pte; it does not combine with --json / --dot / --hash");
     const std::string &path = inputs[0];
     Input in = readInput(path);
     if (!in.pte && !ptdPath.empty()) throw Error(std::string("--ptd checks a .pte; this is ") + in.kind(), path);
+    if (textOptions.hashes && !in.pte && !in.bundled)
+      throw Error(std::string("--hash lists the payloads of a .pte or .bpte; this is ") + in.kind(), path);
     if (in.ptd) {
       if (dot) throw Error("--dot draws a program or a .pte; a .ptd holds only data (use the text listing)", path);
       if (json) throw Error("a .ptd has only the text listing (no --json)", path);
@@ -127,7 +137,7 @@ int main(int argc, char **argv) {
     if (in.bundled) {
       if (json) throw Error("a .bpte has only the text listing (no --json)", path);
       if (dot) pte::dumpPteDot(in.bundled->program, std::cout); // the embedded program
-      else bpte::dumpBundledProgramText(*in.bundled, std::cout);
+      else bpte::dumpBundledProgramText(*in.bundled, std::cout, textOptions);
       return;
     }
     if (in.pte) {
@@ -140,7 +150,7 @@ int main(int argc, char **argv) {
       }
       if (json) pte::dumpPteJson(*in.pte, std::cout);
       else if (dot) pte::dumpPteDot(*in.pte, std::cout);
-      else pte::dumpPteText(*in.pte, std::cout);
+      else pte::dumpPteText(*in.pte, std::cout, textOptions);
       return;
     }
     const Program &program = *in.program;

@@ -5,8 +5,9 @@
 // (after to_edge), a node whose only tensor operand is a constant (a
 // parameter, a buffer no output mutates, a lifted tensor constant, or the
 // result of an earlier fold) is evaluated once here and replaced by a new
-// lifted constant `_prop_tensor_constantN` (upstream's name), and a constant
-// left without users leaves the signature and the constant table.
+// lifted constant `_prop_tensor_constantN` (upstream's name; the placeholder
+// keeps the node's value name, so no use is renamed), and a constant left
+// without users leaves the signature and the constant table.
 //
 // Only shape ops fold (permute_copy, t_copy, transpose_copy, view_copy,
 // unsqueeze_copy, squeeze_copy, expand_copy, slice_copy, select_copy,
@@ -320,6 +321,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       st.constantOf[spec.arg.name] = spec.target;
     }
     std::vector<std::string> names;
+    st.uses.reserve(ep.graph.tensorValues.size());
     for (const Node &node : ep.graph.nodes)
       for (const auto &in : node.inputs) {
         names.clear();
@@ -337,10 +339,10 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   }
 
   int counter = 0;
-  auto freshFqn = [&](const Graph &graph) {
+  auto freshFqn = [&] {
     for (;; ++counter) {
       std::string name = "_prop_tensor_constant" + std::to_string(counter);
-      if (!program.constants.contains(name) && !graph.tensorValues.contains(name)) return name;
+      if (!program.constants.contains(name)) return name;
     }
   };
 
@@ -353,7 +355,8 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       for (const auto &out : graph.outputs) out.collectTensorNames(names);
       graphOutputs.insert(names.begin(), names.end());
     }
-    std::unordered_map<std::string, std::string> renames; // folded node output -> new placeholder
+    // A folded node's output value becomes the placeholder of its constant
+    // under the same name, so no use needs renaming.
     std::vector<std::pair<std::string, std::string>> added; // (placeholder, fqn)
     std::unordered_set<std::string> dead;                  // placeholders folding left without users
     std::vector<Node> kept;
@@ -363,9 +366,8 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       auto out = singleTensorOutput(node);
       names.clear();
       for (const auto &in : node.inputs) in.arg.collectTensorNames(names);
-      // Exactly one tensor operand, a constant (after the renames so far).
+      // Exactly one tensor operand, a constant (or the result of an earlier fold).
       std::string operand = names.size() == 1 ? names[0] : std::string();
-      if (auto r = renames.find(operand); r != renames.end()) operand = r->second;
       auto src = st.constantOf.find(operand);
       const TensorMeta *outMeta = out ? graph.tensorValues.find(*out) : nullptr;
       std::optional<ConstantTensor> view;
@@ -397,25 +399,21 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
         kept.push_back(std::move(node));
         continue;
       }
-      std::string fqn = freshFqn(graph);
+      std::string fqn = freshFqn();
       std::string key = keyOf(src->second);
       storageOf[fqn] = key;
-      program.constants.set(fqn, *view);
-      graph.tensorValues.set(fqn, *outMeta); // the node's output meta goes with renameUses below
-      renames[*out] = fqn;
-      st.constantOf[fqn] = fqn;
-      st.uses[fqn] = st.uses[*out];
+      program.constants.set(fqn, std::move(*view));
+      st.constantOf[*out] = fqn;
       // The view keeps the storage alive in place of its source when that dies.
       if (--st.uses[operand] == 0) {
         dead.insert(operand);
       } else {
         ++storageRefs[key];
       }
-      added.emplace_back(fqn, fqn);
+      added.emplace_back(*out, fqn);
     }
     graph.nodes = std::move(kept); // the nodes were moved there, folded or not
     if (added.empty()) continue;
-    renameUses(ep, renames);
     // New placeholders go after the existing constants, before the user inputs
     // (torch's order: parameters, buffers, constants, user inputs); dead ones leave.
     std::vector<InputSpec> specs;

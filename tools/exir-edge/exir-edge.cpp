@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <set>
 
 using namespace exir;
@@ -131,14 +130,11 @@ int main(int argc, char **argv) {
   app.add_option("--decompositions", options.decompositionFiles,
                  "extra decomposition rules (YAML, see lib/Edge/DECOMPOSITIONS.md), tried before the builtin ones");
   app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
-  app.add_option("--fold-constants", options.foldConstants,
+  std::string foldConstants = "auto";
+  app.add_option("--fold-constants", foldConstants,
                  "evaluate shape ops on constants (a linear's permute_copy of its weight) at lowering: 'auto' (the "
                  "default) when the emitted constants do not grow, 'always', or 'never'")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, edge::FoldConstantsMode>{{"auto", edge::FoldConstantsMode::Auto},
-                                                         {"always", edge::FoldConstantsMode::Always},
-                                                         {"never", edge::FoldConstantsMode::Never}},
-          CLI::ignore_case))
+      ->check(CLI::IsMember({"auto", "always", "never"}))
       ->option_text("auto|always|never");
   PassFlags passFlags(app, edge::edgePipelinePasses());
   app.add_option("--describe-op", describeOps,
@@ -177,6 +173,9 @@ int main(int argc, char **argv) {
         std::cout << (i ? "\n" : "") << edge::describeOp(describeOps[i], layers, decompositions);
       return;
     }
+    options.foldConstants = foldConstants == "never"    ? edge::FoldConstantsMode::Never
+                            : foldConstants == "always" ? edge::FoldConstantsMode::Always
+                                                        : edge::FoldConstantsMode::Auto;
     options.passManager = passFlags.managerOptions();
     options.passManager.verifyEach = verifyEach;
     if (noVerify) {

@@ -5,9 +5,9 @@
 // (after to_edge), a node whose only tensor operand is a constant (a
 // parameter, a buffer no output mutates, a lifted tensor constant, or the
 // result of an earlier fold) is evaluated once here and replaced by a new
-// lifted constant `_prop_tensor_constantN` (upstream's name; the placeholder
-// keeps the node's value name, so no use is renamed), and a constant left
-// without users leaves the signature and the constant table.
+// lifted constant named after its source (`linear.weight_prop`, placeholder
+// `linear_weight_prop`), and a constant left without users leaves the
+// signature and the constant table.
 //
 // Only shape ops fold (permute_copy, t_copy, transpose_copy, view_copy,
 // unsqueeze_copy, squeeze_copy, expand_copy, slice_copy, select_copy,
@@ -338,11 +338,25 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     methods.push_back(std::move(st));
   }
 
-  int counter = 0;
-  auto freshFqn = [&] {
-    for (;; ++counter) {
-      std::string name = "_prop_tensor_constant" + std::to_string(counter);
-      if (!program.constants.contains(name)) return name;
+  // A folded constant is named after the constant it is computed from, as
+  // upstream's constant_prop_pass does with register_like_source (for
+  // external weights): `linear.weight_prop`, so --external-constants globs
+  // and readers still see where it came from. Its placeholder is the FQN
+  // with '_' for '.', as torch.export names placeholders.
+  std::unordered_map<std::string, std::string> rootOf; // folded FQN -> source FQN
+  std::unordered_map<std::string, int> nextSuffix;
+  auto freshFqn = [&](const Graph &graph, const std::string &source) {
+    auto r = rootOf.find(source);
+    std::string base = (r == rootOf.end() ? source : r->second) + "_prop";
+    for (int &k = nextSuffix[base];; ++k) {
+      std::string fqn = k == 0 ? base : base + "_" + std::to_string(k);
+      std::string value = fqn;
+      std::replace(value.begin(), value.end(), '.', '_');
+      if (!program.constants.contains(fqn) && !graph.tensorValues.contains(value)) {
+        ++k;
+        rootOf[fqn] = base.substr(0, base.size() - 5);
+        return std::make_pair(fqn, value);
+      }
     }
   };
 
@@ -355,9 +369,11 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       for (const auto &out : graph.outputs) out.collectTensorNames(names);
       graphOutputs.insert(names.begin(), names.end());
     }
-    // A folded node's output value becomes the placeholder of its constant
-    // under the same name, so no use needs renaming.
-    std::vector<std::pair<std::string, std::string>> added; // (placeholder, fqn)
+    // A folded node's output value becomes the placeholder of its constant,
+    // named after the FQN as upstream names it: one rename sweep at the end.
+    std::unordered_map<std::string, std::string> renames; // node output -> placeholder
+    std::vector<std::pair<std::string, std::string>> added; // (node output, fqn)
+    std::unordered_map<std::string, std::string> placeholderOf; // fqn -> its placeholder
     std::unordered_set<std::string> dead;                  // placeholders folding left without users
     std::vector<Node> kept;
     kept.reserve(graph.nodes.size());
@@ -399,11 +415,12 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
         kept.push_back(std::move(node));
         continue;
       }
-      std::string fqn = freshFqn();
+      auto [fqn, value] = freshFqn(graph, src->second);
       std::string key = keyOf(src->second);
       storageOf[fqn] = key;
       program.constants.set(fqn, std::move(*view));
       st.constantOf[*out] = fqn;
+      renames.emplace(*out, value);
       // The view keeps the storage alive in place of its source when that dies.
       if (--st.uses[operand] == 0) {
         dead.insert(operand);
@@ -411,6 +428,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
         ++storageRefs[key];
       }
       added.emplace_back(*out, fqn);
+      placeholderOf[fqn] = value;
     }
     graph.nodes = std::move(kept); // the nodes were moved there, folded or not
     if (added.empty()) continue;
@@ -434,21 +452,36 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       if (dead.count(value)) continue; // folded again further on
       InputSpec spec;
       spec.kind = InputKind::TensorConstant;
-      spec.arg = Argument::tensor(value);
+      spec.arg = Argument::tensor(placeholderOf[fqn]);
       spec.target = fqn;
       specs.push_back(spec);
-      inputs.push_back(Argument::tensor(value));
+      inputs.push_back(Argument::tensor(placeholderOf[fqn]));
     }
     for (; i < n; ++i) keep(i);
     // Dead placeholders and folded-through intermediates lose their metadata;
     // intermediates are not constants either.
     for (const auto &[value, fqn] : added)
       if (dead.count(value)) droppedConstants.insert(fqn);
+    // One rebuild of the value table: dead values leave, folded ones take the
+    // placeholder's name in place (OrderedMap::erase is linear per call).
     OrderedMap<TensorMeta> values;
     values.reserve(graph.tensorValues.size());
-    for (auto &[name, meta] : graph.tensorValues)
-      if (!dead.count(name)) values.set(name, std::move(meta));
+    for (auto &[name, meta] : graph.tensorValues) {
+      if (dead.count(name)) continue;
+      auto r = renames.find(name);
+      values.set(r == renames.end() ? name : r->second, std::move(meta));
+    }
     graph.tensorValues = std::move(values);
+    auto rename = [&](std::string &name) {
+      if (auto r = renames.find(name); r != renames.end()) name = r->second;
+    };
+    for (Node &node : graph.nodes)
+      for (auto &in : node.inputs) {
+        Argument &a = in.arg;
+        if (a.kind == ArgKind::Tensor || a.kind == ArgKind::OptionalTensor) rename(a.name);
+        else if (a.kind == ArgKind::Tensors || a.kind == ArgKind::OptionalTensors)
+          for (auto &n : a.names) rename(n);
+      }
     ep.signature.inputSpecs = std::move(specs);
     graph.inputs = std::move(inputs);
   }

@@ -63,21 +63,21 @@ TEST_CASE("fold-constants turns a linear's weight transpose into a constant view
   edge::foldConstants(p);
   const ExportedProgram &ep = methodOf(p);
   CHECK(targets(ep.graph) == Names{"mm.default"});
-  // The folded value keeps its name and becomes a lifted constant's placeholder.
-  CHECK(inputNames(ep) == Names{"wt", "x"});
+  CHECK(inputNames(ep) == Names{"fc_weight_prop", "x"});
   REQUIRE(ep.signature.inputSpecs.size() == 2);
   CHECK(ep.signature.inputSpecs[0].kind == InputKind::TensorConstant);
-  CHECK(ep.signature.inputSpecs[0].target == "_prop_tensor_constant0");
-  CHECK(ep.graph.nodes[0].input("mat2")->arg.name == "wt");
+  CHECK(ep.signature.inputSpecs[0].target == "fc.weight_prop");
+  CHECK(ep.graph.nodes[0].input("mat2")->arg.name == "fc_weight_prop");
+  CHECK_FALSE(ep.graph.tensorValues.contains("wt"));
   // The source weight had no other user: it leaves the table and the graph.
   CHECK_FALSE(p.constants.contains("fc.weight"));
   CHECK_FALSE(ep.graph.tensorValues.contains("p_w"));
-  const ConstantTensor *c = p.constants.find("_prop_tensor_constant0");
+  const ConstantTensor *c = p.constants.find("fc.weight_prop");
   REQUIRE(c);
   CHECK(c->sizes == Ints{3, 4});
   CHECK(c->strides == Ints{1, 3});
   CHECK(c->data == weight({4, 3}).data);
-  CHECK(sizesOf(ep.graph, "wt") == Ints{3, 4});
+  CHECK(sizesOf(ep.graph, "fc_weight_prop") == Ints{3, 4});
   verifyProgram(p, Stage::Edge);
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("fold-constants: auto keeps a transpose of a weight with another user"
   edge::foldConstantsWith(p, edge::FoldConstantsMode::Always);
   CHECK(targets(graphOf(p)) == Names{"mm.default", "add.Tensor"});
   CHECK(p.constants.contains("emb.weight"));
-  CHECK(inputNames(methodOf(p)) == Names{"p_w", "wt", "x"});
+  CHECK(inputNames(methodOf(p)) == Names{"p_w", "emb_weight_prop", "x"});
 }
 
 TEST_CASE("fold-constants: auto keeps a transpose of a storage another constant shares", "[edge][fold]") {
@@ -146,12 +146,13 @@ TEST_CASE("fold-constants: a reshape of a contiguous weight shares its bytes", "
   const ExportedProgram &ep = methodOf(p);
   // Both views have the same bytes as w: free even though v has two users.
   CHECK(targets(ep.graph) == Names{"add.Tensor", "add.Tensor"});
-  CHECK(inputNames(ep) == Names{"v", "u", "x"});
+  CHECK(inputNames(ep) == Names{"w_prop", "w_prop_1", "x"});
+  CHECK(ep.graph.nodes[1].input("other")->arg.name == "w_prop");
   CHECK_FALSE(p.constants.contains("w"));
-  CHECK(p.constants.find("_prop_tensor_constant0")->sizes == Ints{3, 4});
-  CHECK(p.constants.find("_prop_tensor_constant1")->sizes == Ints{1, 3, 4});
-  CHECK(p.constants.find("_prop_tensor_constant1")->strides == Ints{12, 4, 1});
-  CHECK(p.constants.find("_prop_tensor_constant1")->data.offset == 64);
+  CHECK(p.constants.find("w_prop")->sizes == Ints{3, 4});
+  CHECK(p.constants.find("w_prop_1")->sizes == Ints{1, 3, 4});
+  CHECK(p.constants.find("w_prop_1")->strides == Ints{12, 4, 1});
+  CHECK(p.constants.find("w_prop_1")->data.offset == 64);
   verifyProgram(p, Stage::Edge);
 }
 
@@ -172,10 +173,11 @@ TEST_CASE("fold-constants: chains fold through, slices and selects move the offs
   const ExportedProgram &ep = methodOf(p);
   CHECK(targets(ep.graph) == Names{"add.Tensor"});
   // The intermediate slice is no constant of its own.
-  CHECK(inputNames(ep) == Names{"r", "x"});
+  CHECK(inputNames(ep) == Names{"w_prop_1", "x"});
   CHECK_FALSE(ep.graph.tensorValues.contains("s"));
-  CHECK_FALSE(p.constants.contains("_prop_tensor_constant0"));
-  const ConstantTensor *c = p.constants.find("_prop_tensor_constant1");
+  CHECK_FALSE(ep.graph.tensorValues.contains("r"));
+  CHECK_FALSE(p.constants.contains("w_prop"));
+  const ConstantTensor *c = p.constants.find("w_prop_1");
   REQUIRE(c);
   CHECK(c->sizes == Ints{3});
   CHECK(c->strides == Ints{2});
@@ -226,7 +228,7 @@ TEST_CASE("fold-constants: a broadcast folds under always, and constants without
   p.constants.set("bias", weight({3}));
   edge::foldConstantsWith(p, edge::FoldConstantsMode::Always);
   CHECK(targets(graphOf(p)) == Names{"permute_copy.default", "add.Tensor", "mm.default"});
-  const ConstantTensor *c = p.constants.find("_prop_tensor_constant0");
+  const ConstantTensor *c = p.constants.find("bias_prop");
   REQUIRE(c);
   CHECK(c->sizes == Ints{4, 3});
   CHECK(c->strides == Ints{0, 1});

@@ -95,14 +95,21 @@ TEST_CASE("non-dense constants are gathered into the emitted dim order", "[emit]
   broadcast.data.inlineBytes = storage;
   CHECK(emit::denseConstantBytes(broadcast, {0, 1}, "b").bytes() == floats({0, 1, 2, 0, 1, 2}));
 
-  // A file-backed transposed view reads its storage (and checks its CRC).
+  // A file-backed transposed view is gathered from its storage when its bytes
+  // are read (the writer streams it), and the storage's CRC is checked then;
+  // a part of it (DistinctBlobs' sample) reads only the elements it needs.
   TempFile file("gather", "", storage);
   ConstantTensor fromFile = transposed;
   fromFile.data.inlineBytes.reset();
   fromFile.data.file = file.path;
   fromFile.data.length = storage.size();
+  pte::BlobSource lazy = emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'");
+  CHECK(lazy.size() == 24);
+  CHECK(lazy.bytes() == floats({0, 3, 1, 4, 2, 5}));
+  CHECK(lazy.readPart(4, 12) == floats({3, 1, 4}));
+  CHECK(lazy.sha256Hex() == pte::BlobSource::fromBytes(floats({0, 3, 1, 4, 2, 5})).sha256Hex());
   fromFile.data.crc32 = 0x12345678; // wrong on purpose
-  CHECK_THROWS_WITH(emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'"),
+  CHECK_THROWS_WITH(emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'").bytes(),
                     Catch::Contains("constant 'lm_head.weight'") && Catch::Contains("changed since they were referenced"));
 }
 

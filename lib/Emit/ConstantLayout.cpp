@@ -185,10 +185,15 @@ pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<ui
   // From a file it is gathered when written, so the gathered constants of a
   // program (a folded transpose per linear) are never all in memory at once.
   ViewLayout layout{c.sizes, strides, uint64_t(c.storageOffset), dimOrder, elem};
-  if (c.data.inlineBytes) {
+  // Small views are gathered now: reading a small storage once is cheaper than
+  // the element-wise reads of DistinctBlobs' samples (12,500 small weights).
+  constexpr uint64_t kEagerBytes = uint64_t(1) << 20;
+  if (c.data.inlineBytes || (length <= kEagerBytes && bytes <= kEagerBytes)) {
+    std::string storage = c.data.inlineBytes ? std::string() : wholeReference(c.data, what).bytes();
+    const char *in = c.data.inlineBytes ? c.data.inlineBytes->data() : storage.data();
     std::string out;
     out.reserve(bytes);
-    gather(c.data.inlineBytes->data(), layout, [&](std::string_view band) { out.append(band); });
+    gather(in, layout, [&](std::string_view band) { out.append(band); });
     return pte::BlobSource::fromBytes(std::move(out));
   }
   auto generator = std::make_shared<pte::BlobSource::Generator>();

@@ -113,6 +113,28 @@ TEST_CASE("non-dense constants are gathered into the emitted dim order", "[emit]
                     Catch::Contains("constant 'lm_head.weight'") && Catch::Contains("changed since they were referenced"));
 }
 
+TEST_CASE("a large file-backed transposed view is gathered when its bytes are read", "[emit][constants]") {
+  // 640 x 512 floats (1.25 MiB), viewed transposed: bigger than what is gathered eagerly.
+  const int64_t rows = 640, cols = 512;
+  std::vector<float> values(size_t(rows * cols));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+  std::string storage(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float));
+  TempFile file("gather-large", "", storage);
+  ConstantTensor t = view({cols, rows}, {1, cols}, 0);
+  t.data.file = file.path;
+  t.data.length = storage.size();
+  std::vector<float> expected;
+  for (int64_t i = 0; i < cols; ++i)
+    for (int64_t j = 0; j < rows; ++j) expected.push_back(values[size_t(j * cols + i)]);
+  std::string want(reinterpret_cast<const char *>(expected.data()), expected.size() * sizeof(float));
+  pte::BlobSource lazy = emit::denseConstantBytes(t, {0, 1}, "w");
+  CHECK(lazy.size() == want.size());
+  CHECK(lazy.bytes() == want);
+  CHECK(lazy.readPart(4096, 64) == want.substr(4096, 64));
+  CHECK(lazy.readPart(want.size() - 6, 100) == want.substr(want.size() - 6));
+  CHECK(lazy.sameBytes(pte::BlobSource::fromBytes(want)));
+}
+
 TEST_CASE("channels-last constants keep their dim order, others become contiguous", "[emit][constants]") {
   CHECK(emit::emittedDimOrder({0, 2, 3, 1}) == std::vector<uint8_t>{0, 2, 3, 1});
   CHECK(emit::emittedDimOrder({0, 2, 3, 4, 1}) == std::vector<uint8_t>{0, 2, 3, 4, 1});

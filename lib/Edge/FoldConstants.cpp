@@ -6,7 +6,7 @@
 // parameter, a buffer no output mutates, a lifted tensor constant, or the
 // result of an earlier fold) is evaluated once here and replaced by a new
 // lifted constant named after its source (`linear.weight_prop`, placeholder
-// `linear_weight_prop`), and a constant left without users leaves the
+// `c_linear_weight_prop`), and a constant left without users leaves the
 // signature and the constant table.
 //
 // Only shape ops fold (permute_copy, t_copy, transpose_copy, view_copy,
@@ -341,18 +341,19 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   // A folded constant is named after the constant it is computed from, as
   // upstream's constant_prop_pass does with register_like_source (for
   // external weights): `linear.weight_prop`, so --external-constants globs
-  // and readers still see where it came from. Its placeholder is the FQN
-  // with '_' for '.', as torch.export names placeholders.
+  // and readers still see where it came from. Its placeholder is "c_" and
+  // the FQN with '_' for '.', as torch.export names a lifted constant's.
   std::unordered_map<std::string, std::string> rootOf; // folded FQN -> source FQN
   std::unordered_map<std::string, int> nextSuffix;
+  std::unordered_set<std::string> newValues; // placeholders named so far ("a.b" and "a_b" meet as "a_b")
   auto freshFqn = [&](const Graph &graph, const std::string &source) {
     auto r = rootOf.find(source);
     std::string base = (r == rootOf.end() ? source : r->second) + "_prop";
     for (int &k = nextSuffix[base];; ++k) {
       std::string fqn = k == 0 ? base : base + "_" + std::to_string(k);
-      std::string value = fqn;
+      std::string value = "c_" + fqn; // torch.export's placeholder for a lifted tensor constant
       std::replace(value.begin(), value.end(), '.', '_');
-      if (!program.constants.contains(fqn) && !graph.tensorValues.contains(value)) {
+      if (!program.constants.contains(fqn) && !graph.tensorValues.contains(value) && newValues.insert(value).second) {
         ++k;
         rootOf[fqn] = base.substr(0, base.size() - 5);
         return std::make_pair(fqn, value);

@@ -63,11 +63,11 @@ TEST_CASE("fold-constants turns a linear's weight transpose into a constant view
   edge::foldConstants(p);
   const ExportedProgram &ep = methodOf(p);
   CHECK(targets(ep.graph) == Names{"mm.default"});
-  CHECK(inputNames(ep) == Names{"fc_weight_prop", "x"});
+  CHECK(inputNames(ep) == Names{"c_fc_weight_prop", "x"});
   REQUIRE(ep.signature.inputSpecs.size() == 2);
   CHECK(ep.signature.inputSpecs[0].kind == InputKind::TensorConstant);
   CHECK(ep.signature.inputSpecs[0].target == "fc.weight_prop");
-  CHECK(ep.graph.nodes[0].input("mat2")->arg.name == "fc_weight_prop");
+  CHECK(ep.graph.nodes[0].input("mat2")->arg.name == "c_fc_weight_prop");
   CHECK_FALSE(ep.graph.tensorValues.contains("wt"));
   // The source weight had no other user: it leaves the table and the graph.
   CHECK_FALSE(p.constants.contains("fc.weight"));
@@ -77,7 +77,7 @@ TEST_CASE("fold-constants turns a linear's weight transpose into a constant view
   CHECK(c->sizes == Ints{3, 4});
   CHECK(c->strides == Ints{1, 3});
   CHECK(c->data == weight({4, 3}).data);
-  CHECK(sizesOf(ep.graph, "fc_weight_prop") == Ints{3, 4});
+  CHECK(sizesOf(ep.graph, "c_fc_weight_prop") == Ints{3, 4});
   verifyProgram(p, Stage::Edge);
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("fold-constants: auto keeps a transpose of a weight with another user"
   edge::foldConstantsWith(p, edge::FoldConstantsMode::Always);
   CHECK(targets(graphOf(p)) == Names{"mm.default", "add.Tensor"});
   CHECK(p.constants.contains("emb.weight"));
-  CHECK(inputNames(methodOf(p)) == Names{"p_w", "emb_weight_prop", "x"});
+  CHECK(inputNames(methodOf(p)) == Names{"p_w", "c_emb_weight_prop", "x"});
 }
 
 TEST_CASE("fold-constants: auto keeps a transpose of a storage another constant shares", "[edge][fold]") {
@@ -146,8 +146,8 @@ TEST_CASE("fold-constants: a reshape of a contiguous weight shares its bytes", "
   const ExportedProgram &ep = methodOf(p);
   // Both views have the same bytes as w: free even though v has two users.
   CHECK(targets(ep.graph) == Names{"add.Tensor", "add.Tensor"});
-  CHECK(inputNames(ep) == Names{"w_prop", "w_prop_1", "x"});
-  CHECK(ep.graph.nodes[1].input("other")->arg.name == "w_prop");
+  CHECK(inputNames(ep) == Names{"c_w_prop", "c_w_prop_1", "x"});
+  CHECK(ep.graph.nodes[1].input("other")->arg.name == "c_w_prop");
   CHECK_FALSE(p.constants.contains("w"));
   CHECK(p.constants.find("w_prop")->sizes == Ints{3, 4});
   CHECK(p.constants.find("w_prop_1")->sizes == Ints{1, 3, 4});
@@ -173,7 +173,7 @@ TEST_CASE("fold-constants: chains fold through, slices and selects move the offs
   const ExportedProgram &ep = methodOf(p);
   CHECK(targets(ep.graph) == Names{"add.Tensor"});
   // The intermediate slice is no constant of its own.
-  CHECK(inputNames(ep) == Names{"w_prop_1", "x"});
+  CHECK(inputNames(ep) == Names{"c_w_prop_1", "x"});
   CHECK_FALSE(ep.graph.tensorValues.contains("s"));
   CHECK_FALSE(ep.graph.tensorValues.contains("r"));
   CHECK_FALSE(p.constants.contains("w_prop"));

@@ -165,6 +165,9 @@ void toEdge(Program &program, const EdgeOptions &options) {
     p.stage = Stage::Edge;
   }));
   if (!options.skipDimOrder) addPass(edge, "dim-order-ops");
+  if (options.foldConstants != FoldConstantsMode::Never)
+    edge.add(std::make_unique<FunctionPass>(
+        "fold-constants", [mode = options.foldConstants](Program &p) { foldConstantsWith(p, mode); }));
   addPass(edge, "debug-handles");
   addUserPasses(edge, options);
   edge.run(program);

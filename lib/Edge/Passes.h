@@ -19,6 +19,11 @@ void checkAtenDialect(Program &program, const std::vector<std::string> &allowNon
 /// Applies op-replacement rules from a YAML file (--rewrite).
 void applyRewriteRules(Program &program, const std::string &rulesPath);
 
+/// --fold-constants: fold what does not grow the emitted constants (auto),
+/// every foldable node (always), or nothing (never). See FoldConstants.cpp.
+enum class FoldConstantsMode { Auto, Always, Never };
+void foldConstantsWith(Program &program, FoldConstantsMode mode);
+
 /// Every edge pass known to --pass.
 const std::vector<PassInfo> &edgePassRegistry();
 
@@ -29,6 +34,7 @@ std::vector<std::pair<std::string, std::string>> edgePipelinePasses();
 
 struct EdgeOptions {
   bool skipDimOrder = false;
+  FoldConstantsMode foldConstants = FoldConstantsMode::Auto;
   std::vector<std::string> allowNonCore;  // qualified names, "aten::foo.bar"
   std::string edgeYamlPath;               // empty = the project's edge_ops/edge.yaml
   bool edgeYamlReplace = false;           // the user's file alone, not over the built-in rules

@@ -4,7 +4,12 @@
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
+#include <algorithm>
+#include <cstring>
 #include <numeric>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace exir::emit {
 
@@ -25,6 +30,111 @@ pte::BlobSource wholeReference(const DataRef &ref, const std::string &what) {
   if (ref.inlineBytes) return pte::BlobSource::fromBytes(*ref.inlineBytes);
   pte::BlobSource blob = pte::BlobSource::fromFile(ref.file, ref.offset, ref.length);
   return ref.crc32 ? blob.withExpectedCrc32(*ref.crc32, what) : blob;
+}
+
+
+/// A strided view over a storage, to be laid out densely in `dimOrder`.
+struct ViewLayout {
+  std::vector<int64_t> sizes, strides;
+  uint64_t offset = 0; // elements
+  std::vector<uint8_t> dimOrder;
+  uint64_t elem = 0;
+};
+
+/// One tile of the two innermost dims; a fixed element size lets memcpy inline.
+template <size_t E>
+void copyTile(const char *in, char *out, int64_t ni, int64_t nj, int64_t si, int64_t sj, int64_t outRow, size_t elem) {
+  int64_t e = int64_t(E ? E : elem);
+  for (int64_t j = 0; j < nj; ++j)
+    for (int64_t i = 0; i < ni; ++i) std::memcpy(out + (j * outRow + i) * e, in + (i * si + j * sj) * e, size_t(e));
+}
+
+/// Feeds the view of `in` (the storage bytes) to `sink`, densely in its dim
+/// order, in bands of a few MB. The two innermost dims of the order go tile by
+/// tile, so a transposed weight (a folded permute_copy) reads and writes whole
+/// cache lines.
+void gather(const char *in, const ViewLayout &v, const std::function<void(std::string_view)> &sink) {
+  size_t rank = v.sizes.size();
+  int64_t elem = int64_t(v.elem);
+  if (rank == 0) {
+    sink(std::string_view(in + v.offset * v.elem, v.elem));
+    return;
+  }
+  size_t di = v.dimOrder[rank - 1];
+  int64_t ni = v.sizes[di], si = v.strides[di];
+  int64_t nj = rank >= 2 ? v.sizes[v.dimOrder[rank - 2]] : 1, sj = rank >= 2 ? v.strides[v.dimOrder[rank - 2]] : 0;
+  size_t outer = rank >= 2 ? rank - 2 : 0;
+  std::vector<int64_t> index(outer, 0);
+  constexpr int64_t kTile = 64;
+  int64_t band = std::max<int64_t>(1, (int64_t(4) << 20) / std::max<int64_t>(1, ni * elem)); // rows per band
+  std::string buffer(size_t(std::min(band, nj) * ni * elem), '\0');
+  while (true) {
+    uint64_t base = v.offset;
+    for (size_t k = 0; k < outer; ++k) base += uint64_t(index[k] * v.strides[v.dimOrder[k]]);
+    const char *plane = in + int64_t(base) * elem;
+    for (int64_t j0 = 0; j0 < nj; j0 += band) {
+      int64_t rows = std::min(band, nj - j0);
+      char *dst = buffer.data();
+      if (si == 1) {
+        for (int64_t j = 0; j < rows; ++j)
+          std::memcpy(dst + j * ni * elem, plane + (j0 + j) * sj * elem, size_t(ni * elem));
+      } else {
+        for (int64_t jb = 0; jb < rows; jb += kTile)
+          for (int64_t ib = 0; ib < ni; ib += kTile) {
+            const char *src = plane + (ib * si + (j0 + jb) * sj) * elem;
+            char *d = dst + (jb * ni + ib) * elem;
+            int64_t ti = std::min(kTile, ni - ib), tj = std::min(kTile, rows - jb);
+            switch (elem) {
+            case 1: copyTile<1>(src, d, ti, tj, si, sj, ni, 1); break;
+            case 2: copyTile<2>(src, d, ti, tj, si, sj, ni, 2); break;
+            case 4: copyTile<4>(src, d, ti, tj, si, sj, ni, 4); break;
+            case 8: copyTile<8>(src, d, ti, tj, si, sj, ni, 8); break;
+            default: copyTile<0>(src, d, ti, tj, si, sj, ni, size_t(elem)); break;
+            }
+          }
+      }
+      sink(std::string_view(dst, size_t(rows * ni * elem)));
+    }
+    // Next index of the outer dims, the last of them fastest.
+    size_t k = outer;
+    while (k > 0 && ++index[k - 1] == v.sizes[v.dimOrder[k - 1]]) index[--k] = 0;
+    if (k == 0) break;
+  }
+}
+
+/// Storage element of dense element `n` of the view.
+uint64_t storageElement(const ViewLayout &v, uint64_t n) {
+  uint64_t element = v.offset;
+  for (size_t k = v.sizes.size(); k-- > 0;) {
+    size_t d = v.dimOrder[k];
+    uint64_t size = uint64_t(v.sizes[d]);
+    element += (n % size) * uint64_t(v.strides[d]);
+    n /= size;
+  }
+  return element;
+}
+
+/// Bytes [offset, offset + length) of the gathered view, read element by
+/// element from the storage file (DistinctBlobs samples a few KB of a blob;
+/// gathering all of it for that would read the whole storage).
+std::string gatherPart(const DataRef &ref, const ViewLayout &v, uint64_t offset, uint64_t length) {
+  int fd = ::open(ref.file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open file", ref.file);
+  char element[16];
+  uint64_t first = offset / v.elem, last = (offset + length + v.elem - 1) / v.elem;
+  std::string bytes;
+  bytes.reserve(size_t((last - first) * v.elem));
+  for (uint64_t n = first; n < last; ++n) {
+    uint64_t at = ref.offset + storageElement(v, n) * v.elem;
+    ssize_t got = v.elem <= sizeof element ? ::pread(fd, element, v.elem, off_t(at)) : -1;
+    if (got != ssize_t(v.elem)) {
+      ::close(fd);
+      throw Error("cannot read " + std::to_string(v.elem) + " bytes at offset " + std::to_string(at), ref.file);
+    }
+    bytes.append(element, v.elem);
+  }
+  ::close(fd);
+  return bytes.substr(size_t(offset - first * v.elem), size_t(length));
 }
 
 } // namespace
@@ -71,23 +181,32 @@ pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<ui
   }
 
   // Not dense (a strided slice, a broadcast, a permutation the runtime does not
-  // take): gather the elements in `dimOrder`. Reading the whole storage checks its CRC.
-  std::string storage = wholeReference(c.data, what).bytes();
-  std::string out;
-  out.reserve(bytes);
-  std::vector<int64_t> index(rank, 0);
-  for (uint64_t n = 0; n < *count; ++n) {
-    uint64_t element = uint64_t(c.storageOffset);
-    for (size_t d = 0; d < rank; ++d) element += uint64_t(index[d] * strides[d]);
-    out.append(storage, element * elem, elem);
-    // Advance the innermost dim of `dimOrder` first.
-    for (size_t k = rank; k-- > 0;) {
-      size_t d = dimOrder[k];
-      if (++index[d] < c.sizes[d]) break;
-      index[d] = 0;
-    }
+  // take): gathered in `dimOrder`. Reading the whole storage checks its CRC.
+  // From a file it is gathered when written, so the gathered constants of a
+  // program (a folded transpose per linear) are never all in memory at once.
+  ViewLayout layout{c.sizes, strides, uint64_t(c.storageOffset), dimOrder, elem};
+  // Small views are gathered now: reading a small storage once is cheaper than
+  // the element-wise reads of DistinctBlobs' samples (12,500 small weights).
+  constexpr uint64_t kEagerBytes = uint64_t(1) << 20;
+  if (c.data.inlineBytes || (length <= kEagerBytes && bytes <= kEagerBytes)) {
+    std::string storage = c.data.inlineBytes ? std::string() : wholeReference(c.data, what).bytes();
+    const char *in = c.data.inlineBytes ? c.data.inlineBytes->data() : storage.data();
+    std::string out;
+    out.reserve(bytes);
+    gather(in, layout, [&](std::string_view band) { out.append(band); });
+    return pte::BlobSource::fromBytes(std::move(out));
   }
-  return pte::BlobSource::fromBytes(std::move(out));
+  auto generator = std::make_shared<pte::BlobSource::Generator>();
+  auto storage = std::make_shared<const pte::BlobSource>(wholeReference(c.data, what));
+  auto shared = std::make_shared<const ViewLayout>(std::move(layout));
+  generator->produce = [storage, shared](const std::function<void(std::string_view)> &sink) {
+    std::string all = storage->bytes();
+    gather(all.data(), *shared, sink);
+  };
+  generator->part = [ref = c.data, shared](uint64_t offset, uint64_t length) {
+    return gatherPart(ref, *shared, offset, length);
+  };
+  return pte::BlobSource::fromGenerator(bytes, std::move(generator));
 }
 
 } // namespace exir::emit

@@ -609,7 +609,7 @@ void emitDelegateNamedData(const Program &program, pte::Program &out) {
     for (const auto &[fqn, c] : d.namedData) {
       auto [it, inserted] = byKey.emplace(fqn, std::make_pair(name, &c));
       if (!inserted) {
-        if (!(it->second.second->data == c.data))
+        if (!(*it->second.second == c))
           throw Error("delegates '" + it->second.first + "' and '" + name + "' own different data named '" + fqn + "'",
                       {}, "/delegates/" + name + "/named_data/" + fqn);
         continue;
@@ -617,7 +617,11 @@ void emitDelegateNamedData(const Program &program, pte::Program &out) {
       if (!out.namedData) out.namedData.emplace();
       pte::NamedData entry;
       entry.key = fqn;
-      entry.data = blobOf(c.data, "constant '" + fqn + "' of delegate '" + name + "'");
+      // The tensor's bytes, contiguous: a view (a folded transpose, a slice of a
+      // shared storage) is not its whole storage.
+      std::vector<uint8_t> contiguous(c.sizes.size());
+      std::iota(contiguous.begin(), contiguous.end(), uint8_t(0));
+      entry.data = denseConstantBytes(c, contiguous, "constant '" + fqn + "' of delegate '" + name + "'");
       entry.alignment = 16;
       out.namedData->push_back(std::move(entry));
     }

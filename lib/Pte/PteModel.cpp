@@ -56,14 +56,23 @@ BlobSource BlobSource::fromFile(std::string path, uint64_t offset, uint64_t leng
   return blob;
 }
 
+BlobSource BlobSource::fromGenerator(uint64_t length, std::shared_ptr<const Generator> generator) {
+  if (!generator) throw InternalError("BlobSource::fromGenerator: no generator");
+  BlobSource blob;
+  blob.generator_ = std::move(generator);
+  blob.length_ = length;
+  return blob;
+}
+
 std::string_view BlobSource::view() const {
   if (isFile()) throw InternalError("BlobSource::view called on a file-backed blob");
+  if (generator_) throw InternalError("BlobSource::view called on a generated blob");
   if (!buffer_) return {};
   return std::string_view(*buffer_).substr(offset_, length_);
 }
 
 std::string BlobSource::bytes() const {
-  if (!isFile()) return std::string(view());
+  if (!isFile() && !generator_) return std::string(view());
   std::string out;
   out.reserve(length_);
   forEachChunk([&](std::string_view chunk) { out.append(chunk); });
@@ -203,6 +212,17 @@ CachedFile &ScopedFileCache::Impl::get(const std::string &path) {
 void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data,
                                const std::function<void(uint64_t)> &zeros, size_t chunkSize) const {
   if (chunkSize == 0) chunkSize = 1;
+  if (generator_) {
+    uint64_t produced = 0;
+    generator_->produce([&](std::string_view chunk) {
+      produced += chunk.size();
+      for (size_t pos = 0; pos < chunk.size(); pos += chunkSize) data(chunk.substr(pos, chunkSize));
+    });
+    if (produced != length_)
+      throw InternalError("BlobSource: a generator made " + std::to_string(produced) + " bytes, not " +
+                          std::to_string(length_));
+    return;
+  }
   if (!isFile()) {
     std::string_view all = view();
     for (size_t pos = 0; pos < all.size(); pos += chunkSize)
@@ -306,6 +326,7 @@ void BlobSource::forEachExtent(const std::function<void(std::string_view)> &data
 std::string BlobSource::readPart(uint64_t offset, uint64_t length) const {
   if (offset >= length_) return {};
   length = std::min(length, length_ - offset);
+  if (generator_) return generator_->part(offset, length);
   if (!isFile()) return std::string(view().substr(size_t(offset), size_t(length)));
   std::string out;
   size_t got;
@@ -349,7 +370,7 @@ std::string BlobSource::sha256Hex() const {
 bool BlobSource::sameBytes(const BlobSource &other) const {
   if (length_ != other.length_) return false;
   if (length_ == 0) return true;
-  if (!isFile() && !other.isFile()) return view() == other.view();
+  if (!isFile() && !other.isFile() && !generator_ && !other.generator_) return view() == other.view();
   if (isFile() && other.isFile() && path_ == other.path_ && offset_ == other.offset_) return true;
   // Hashing streams holes of sparse files without reading them; a byte compare
   // through readPart would read them (2 GB of holes cost more than the hash).

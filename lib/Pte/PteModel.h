@@ -44,6 +44,15 @@ public:
   static BlobSource fromBuffer(std::shared_ptr<const std::string> buffer, uint64_t offset,
                                uint64_t length);
   static BlobSource fromFile(std::string path, uint64_t offset, uint64_t length);
+  /// Bytes made when they are read (a strided constant view gathered from its
+  /// storage as the writer streams it, so a program's gathered constants are
+  /// never all in memory at once): `produce` feeds all `length` bytes, in
+  /// order, to its sink; `part` returns the bytes of one range.
+  struct Generator {
+    std::function<void(const std::function<void(std::string_view)> &)> produce;
+    std::function<std::string(uint64_t offset, uint64_t length)> part;
+  };
+  static BlobSource fromGenerator(uint64_t length, std::shared_ptr<const Generator> generator);
 
   uint64_t size() const { return length_; }
   bool empty() const { return length_ == 0; }
@@ -80,6 +89,7 @@ public:
 
 private:
   std::shared_ptr<const std::string> buffer_;
+  std::shared_ptr<const Generator> generator_;
   std::string path_;
   uint64_t offset_ = 0;
   uint64_t length_ = 0;

@@ -95,15 +95,44 @@ TEST_CASE("non-dense constants are gathered into the emitted dim order", "[emit]
   broadcast.data.inlineBytes = storage;
   CHECK(emit::denseConstantBytes(broadcast, {0, 1}, "b").bytes() == floats({0, 1, 2, 0, 1, 2}));
 
-  // A file-backed transposed view reads its storage (and checks its CRC).
+  // A file-backed transposed view is gathered from its storage when its bytes
+  // are read (the writer streams it), and the storage's CRC is checked then;
+  // a part of it (DistinctBlobs' sample) reads only the elements it needs.
   TempFile file("gather", "", storage);
   ConstantTensor fromFile = transposed;
   fromFile.data.inlineBytes.reset();
   fromFile.data.file = file.path;
   fromFile.data.length = storage.size();
+  pte::BlobSource lazy = emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'");
+  CHECK(lazy.size() == 24);
+  CHECK(lazy.bytes() == floats({0, 3, 1, 4, 2, 5}));
+  CHECK(lazy.readPart(4, 12) == floats({3, 1, 4}));
+  CHECK(lazy.sha256Hex() == pte::BlobSource::fromBytes(floats({0, 3, 1, 4, 2, 5})).sha256Hex());
   fromFile.data.crc32 = 0x12345678; // wrong on purpose
-  CHECK_THROWS_WITH(emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'"),
+  CHECK_THROWS_WITH(emit::denseConstantBytes(fromFile, {0, 1}, "constant 'lm_head.weight'").bytes(),
                     Catch::Contains("constant 'lm_head.weight'") && Catch::Contains("changed since they were referenced"));
+}
+
+TEST_CASE("a large file-backed transposed view is gathered when its bytes are read", "[emit][constants]") {
+  // 640 x 512 floats (1.25 MiB), viewed transposed: bigger than what is gathered eagerly.
+  const int64_t rows = 640, cols = 512;
+  std::vector<float> values(size_t(rows * cols));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+  std::string storage(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float));
+  TempFile file("gather-large", "", storage);
+  ConstantTensor t = view({cols, rows}, {1, cols}, 0);
+  t.data.file = file.path;
+  t.data.length = storage.size();
+  std::vector<float> expected;
+  for (int64_t i = 0; i < cols; ++i)
+    for (int64_t j = 0; j < rows; ++j) expected.push_back(values[size_t(j * cols + i)]);
+  std::string want(reinterpret_cast<const char *>(expected.data()), expected.size() * sizeof(float));
+  pte::BlobSource lazy = emit::denseConstantBytes(t, {0, 1}, "w");
+  CHECK(lazy.size() == want.size());
+  CHECK(lazy.bytes() == want);
+  CHECK(lazy.readPart(4096, 64) == want.substr(4096, 64));
+  CHECK(lazy.readPart(want.size() - 6, 100) == want.substr(want.size() - 6));
+  CHECK(lazy.sameBytes(pte::BlobSource::fromBytes(want)));
 }
 
 TEST_CASE("channels-last constants keep their dim order, others become contiguous", "[emit][constants]") {

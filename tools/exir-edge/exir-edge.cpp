@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
                "  exir-edge codec.pt2 --method encode -o encode.edge.json      # only the method 'encode'\n"
                "  exir-edge model.json --rewrite relu_to_sigmoid.yaml --print-after all\n"
                "  exir-edge model.pt2 --edge-yaml my_edge.yaml -o - | exir-plan - -o model.plan.json\n"
+               "  exir-edge model.pt2 --fold-constants never -o model.edge.json  # keep permute_copy of weights\n"
                "  exir-edge --describe-op aten::sigmoid                          # schema, core, out variant, dtypes"};
   std::string input, output = "-", weights;
   std::vector<std::string> methods, addMethods, constantMethods;
@@ -129,6 +130,12 @@ int main(int argc, char **argv) {
   app.add_option("--decompositions", options.decompositionFiles,
                  "extra decomposition rules (YAML, see lib/Edge/DECOMPOSITIONS.md), tried before the builtin ones");
   app.add_flag("--skip-dim-order", options.skipDimOrder, "keep _to_copy/clone instead of dim_order_ops");
+  std::string foldConstants = "auto";
+  app.add_option("--fold-constants", foldConstants,
+                 "evaluate shape ops on constants (a linear's permute_copy of its weight) at lowering: 'auto' (the "
+                 "default) when the emitted constants do not grow, 'always', or 'never'")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->option_text("auto|always|never");
   PassFlags passFlags(app, edge::edgePipelinePasses());
   app.add_option("--describe-op", describeOps,
                  "OP: print what the tools know about OP (aten::sigmoid, aten::add.Tensor, sigmoid): schema, core ATen "
@@ -166,6 +173,9 @@ int main(int argc, char **argv) {
         std::cout << (i ? "\n" : "") << edge::describeOp(describeOps[i], layers, decompositions);
       return;
     }
+    options.foldConstants = foldConstants == "never"    ? edge::FoldConstantsMode::Never
+                            : foldConstants == "always" ? edge::FoldConstantsMode::Always
+                                                        : edge::FoldConstantsMode::Auto;
     options.passManager = passFlags.managerOptions();
     options.passManager.verifyEach = verifyEach;
     if (noVerify) {

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <unordered_map>
 
 namespace exir {
 
@@ -442,11 +443,20 @@ void attachWeights(Program &program, const std::string &weightsPath) {
 }
 
 namespace {
-void checkDataFile(const DataRef &ref, const std::string &what, const std::string &pointer) {
+/// Sizes of the data files seen so far: a program's 100k constants usually
+/// all point into one .pt2, which is then looked up once, not 100k times.
+using FileSizes = std::unordered_map<std::string, uint64_t>;
+
+void checkDataFile(const DataRef &ref, const std::string &what, const std::string &pointer, FileSizes &sizes) {
   if (ref.inlineBytes || ref.file.empty()) return;
-  std::error_code ec;
-  uint64_t size = fs::file_size(ref.file, ec);
-  if (ec) throw Error(what + ": its data file '" + ref.file + "' is missing or unreadable (" + ec.message() + ")", {}, pointer);
+  auto known = sizes.find(ref.file);
+  if (known == sizes.end()) {
+    std::error_code ec;
+    uint64_t size = fs::file_size(ref.file, ec);
+    if (ec) throw Error(what + ": its data file '" + ref.file + "' is missing or unreadable (" + ec.message() + ")", {}, pointer);
+    known = sizes.emplace(ref.file, size).first;
+  }
+  uint64_t size = known->second;
   if (ref.fileSize && size != *ref.fileSize)
     throw Error(what + ": its data file '" + ref.file + "' has " + std::to_string(size) + " bytes but had " +
                     std::to_string(*ref.fileSize) + " when it was referenced: the file was replaced after the artifact was written",
@@ -479,15 +489,16 @@ void checkConstantExtent(const ConstantTensor &c, const std::string &what, const
 } // namespace
 
 void checkDataFiles(const Program &program) {
+  FileSizes sizes;
   for (const auto &[fqn, c] : program.constants) {
-    checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data");
+    checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data", sizes);
     checkConstantExtent(c, "constant '" + fqn + "'", "/constants/" + fqn);
   }
   for (const auto &[name, d] : program.delegates) {
-    checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed");
+    checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed", sizes);
     for (const auto &[fqn, c] : d.namedData) {
       checkDataFile(c.data, "constant '" + fqn + "' of delegate '" + name + "'",
-                    "/delegates/" + name + "/named_data/" + fqn + "/data");
+                    "/delegates/" + name + "/named_data/" + fqn + "/data", sizes);
       checkConstantExtent(c, "constant '" + fqn + "' of delegate '" + name + "'",
                           "/delegates/" + name + "/named_data/" + fqn);
     }

@@ -286,8 +286,8 @@ void requireRegularFile(const std::string &path) {
 
 std::string readFileOrStdin(const std::string &path) {
   if (path == "-") {
-    // Big reads straight into the result (through stdio, which std::cin shares):
-    // a piped program JSON is hundreds of MB.
+    // Big reads straight into the result through std::cin's buffer (stdio's
+    // fread for the real stdin): a piped program JSON is hundreds of MB.
     std::string data;
     struct stat st;
     size_t expected = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? size_t(st.st_size) : 0;
@@ -295,9 +295,9 @@ std::string readFileOrStdin(const std::string &path) {
     size_t size = 0;
     for (;;) {
       if (size == data.size()) data.resize(data.size() * 2);
-      size_t n = std::fread(data.data() + size, 1, data.size() - size, stdin);
-      size += n;
-      if (n == 0) break;
+      std::streamsize n = std::cin.rdbuf()->sgetn(data.data() + size, std::streamsize(data.size() - size));
+      if (n <= 0) break;
+      size += size_t(n);
     }
     if (std::ferror(stdin)) throw Error("cannot read standard input: " + errnoText(errno), path);
     data.resize(size);

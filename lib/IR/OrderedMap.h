@@ -2,17 +2,13 @@
 //
 // JSON objects in torch.export documents are order-significant for byte-stable
 // output (tensor_values, range_constraints, ...). This keeps insertion order and
-// gives O(1) lookup by key. The index is an open-addressing table of item
-// positions (4 bytes a slot), not a second map holding copies of the keys: a
-// 100k-node graph has 400k tensor values, and a node-based hash map cost one
-// allocation, a key copy and ~100 bytes per value.
+// gives O(1) lookup by key.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <cstdint>
-#include <functional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -29,7 +25,7 @@ public:
       return items_[pos].second;
     }
     items_.emplace_back(key, std::move(value));
-    if (!slots_.empty() || items_.size() > kLinearLimit) indexLast();
+    if (!index_.empty() || items_.size() > kLinearLimit) indexLast();
     return items_.back().second;
   }
   V &operator[](const std::string &key) {
@@ -49,18 +45,22 @@ public:
     size_t pos = position(key);
     if (pos == npos) return false;
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(pos));
-    if (!slots_.empty()) rebuildIndex(items_.size()); // positions after `pos` moved
+    if (!index_.empty()) {
+      index_.erase(key);
+      for (auto &entry : index_)
+        if (entry.second > pos) --entry.second;
+    }
     return true;
   }
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   void clear() {
     items_.clear();
-    slots_.clear();
+    index_.clear();
   }
   void reserve(size_t n) {
     items_.reserve(n);
-    if (n > kLinearLimit && slots_.size() < 2 * n) rebuildIndex(n);
+    if (n > kLinearLimit) index_.reserve(n);
   }
   auto begin() { return items_.begin(); }
   auto end() { return items_.end(); }
@@ -76,39 +76,23 @@ private:
   static constexpr size_t npos = static_cast<size_t>(-1);
 
   size_t position(const std::string &key) const {
-    if (slots_.empty()) {
+    if (items_.size() <= kLinearLimit && index_.empty()) {
       for (size_t i = 0; i < items_.size(); ++i)
         if (items_[i].first == key) return i;
       return npos;
     }
-    size_t mask = slots_.size() - 1;
-    for (size_t i = std::hash<std::string>{}(key) & mask;; i = (i + 1) & mask) {
-      uint32_t slot = slots_[i];
-      if (slot == 0) return npos;
-      if (items_[slot - 1].first == key) return slot - 1;
-    }
+    auto it = index_.find(key);
+    return it == index_.end() ? npos : it->second;
   }
-  /// Indexes the last item, growing the table to keep it at most half full.
   void indexLast() {
-    if (2 * items_.size() > slots_.size()) rebuildIndex(items_.size());
-    else insertSlot(items_.size() - 1);
-  }
-  /// A table for `n` items (a power of two, at least 2n slots) holding every item.
-  void rebuildIndex(size_t n) {
-    size_t capacity = 16;
-    while (capacity < 2 * n) capacity *= 2;
-    slots_.assign(capacity, 0);
-    for (size_t i = 0; i < items_.size(); ++i) insertSlot(i);
-  }
-  void insertSlot(size_t item) {
-    size_t mask = slots_.size() - 1;
-    size_t i = std::hash<std::string>{}(items_[item].first) & mask;
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = static_cast<uint32_t>(item + 1);
+    if (index_.empty())
+      for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].first, i);
+    else
+      index_.emplace(items_.back().first, items_.size() - 1);
   }
 
   std::vector<value_type> items_;
-  std::vector<uint32_t> slots_; // item position + 1 per used slot, 0 = free; empty = no index
+  std::unordered_map<std::string, size_t> index_;
 };
 
 } // namespace exir

@@ -390,10 +390,7 @@ bool locateSyntaxError(std::string_view text, std::string &pointer, size_t &offs
 }
 
 simdjson::padded_string loadPadded(const std::string &path) {
-  if (path == "-") {
-    std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    return simdjson::padded_string(data);
-  }
+  if (path == "-") return simdjson::padded_string(readFileOrStdin(path));
   requireRegularFile(path);
   simdjson::padded_string buffer;
   auto error = simdjson::padded_string::load(path).get(buffer);

@@ -15,7 +15,9 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,6 +126,35 @@ void writeStdout(const std::string &bytes) {
   writeAll(STDOUT_FILENO, bytes.data(), bytes.size(), [](int error) {
     throw Error("cannot write to standard output: " + errnoText(error));
   });
+}
+
+/// An anonymous in-memory file for output bound to stdout, or -1 where the
+/// kernel has none (then the output is built in a string).
+int createStdoutStaging() { return ::memfd_create("exir-stdout", MFD_CLOEXEC); }
+
+/// Copies the whole of `fd` (an anonymous file) to stdout, in the kernel where
+/// it can (sendfile), so a 300 MB program never passes through user space.
+void copyFileToStdout(int fd) {
+  flushStdout(); // what the tool printed before comes first
+  auto fail = [](int error) { throw Error("cannot write to standard output: " + errnoText(error)); };
+  off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size < 0) fail(errno);
+  off_t offset = 0;
+  while (offset < size) {
+    ssize_t n = ::sendfile(STDOUT_FILENO, fd, &offset, size_t(std::min<off_t>(size - offset, off_t(1) << 30)));
+    if (n > 0) continue;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EINVAL && errno != ENOSYS) fail(errno);
+    break; // stdout takes no sendfile (e.g. opened with O_APPEND): copy by hand
+  }
+  std::vector<char> buffer(size_t(1) << 20);
+  while (offset < size) {
+    ssize_t n = ::pread(fd, buffer.data(), std::min<size_t>(buffer.size(), size_t(size - offset)), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error("cannot write to standard output: staged output lost");
+    writeAll(STDOUT_FILENO, buffer.data(), size_t(n), fail);
+    offset += n;
+  }
 }
 
 /// The umask, read from /proc (umask() can only be read by setting it, which
@@ -238,7 +269,9 @@ struct OutputStaging {
     t.staged_.push_back({tmp.path, target, tmp.fd, tmp.slot});
   }
   static TemporaryFile temporaryOf(const OutputTransaction::Staged &s) { return {s.temporary, s.fd, s.slot}; }
-  static void stageStdout(OutputTransaction &t, const std::string &bytes) { t.stdoutBytes_ += bytes; }
+  static void stageStdout(OutputTransaction &t, int fd, std::string bytes = {}) {
+    t.stdout_.push_back({fd, std::move(bytes)});
+  }
 };
 
 void requireRegularFile(const std::string &path) {
@@ -253,9 +286,22 @@ void requireRegularFile(const std::string &path) {
 
 std::string readFileOrStdin(const std::string &path) {
   if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    return buffer.str();
+    // Big reads straight into the result through std::cin's buffer (stdio's
+    // fread for the real stdin): a piped program JSON is hundreds of MB.
+    std::string data;
+    struct stat st;
+    size_t expected = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? size_t(st.st_size) : 0;
+    data.resize(std::max<size_t>(expected + 1, size_t(1) << 20));
+    size_t size = 0;
+    for (;;) {
+      if (size == data.size()) data.resize(data.size() * 2);
+      std::streamsize n = std::cin.rdbuf()->sgetn(data.data() + size, std::streamsize(data.size() - size));
+      if (n <= 0) break;
+      size += size_t(n);
+    }
+    if (std::ferror(stdin)) throw Error("cannot read standard input: " + errnoText(errno), path);
+    data.resize(size);
+    return data;
   }
   requireRegularFile(path);
   std::ifstream in(path, std::ios::binary);
@@ -273,10 +319,29 @@ std::string readFileOrStdin(const std::string &path) {
 void writeFileAtomically(const std::string &path,
                          const std::function<void(std::ostream &)> &produce) {
   if (path == "-") {
-    std::ostringstream buffer;
-    produce(buffer); // produce fully before writing, so errors print no partial output
-    if (activeTransaction) OutputStaging::stageStdout(*activeTransaction, buffer.str());
-    else writeStdout(buffer.str());
+    // Produce fully before writing, so errors print no partial output. The
+    // output goes to an anonymous file, not a string: a program JSON is
+    // hundreds of MB, and a growing string would copy it several times.
+    int fd = createStdoutStaging();
+    if (fd < 0) {
+      std::ostringstream buffer;
+      produce(buffer);
+      if (activeTransaction) OutputStaging::stageStdout(*activeTransaction, -1, buffer.str());
+      else writeStdout(buffer.str());
+      return;
+    }
+    try {
+      produceInto(fd, "<stdout>", produce);
+      if (activeTransaction) {
+        OutputStaging::stageStdout(*activeTransaction, fd);
+        return;
+      }
+      copyFileToStdout(fd);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
     return;
   }
   struct stat st;
@@ -330,6 +395,8 @@ OutputTransaction::~OutputTransaction() {
     TemporaryFile tmp = OutputStaging::temporaryOf(s);
     discard(tmp);
   }
+  for (const StagedStdout &s : stdout_)
+    if (s.fd >= 0) ::close(s.fd);
 }
 
 void OutputTransaction::commit() {
@@ -345,9 +412,19 @@ void OutputTransaction::commit() {
     }
     staged_.erase(staged_.begin());
   }
-  std::string bytes = std::move(stdoutBytes_);
-  stdoutBytes_.clear();
-  if (!bytes.empty()) writeStdout(bytes);
+  std::vector<StagedStdout> outputs = std::move(stdout_);
+  stdout_.clear();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    try {
+      if (outputs[i].fd >= 0) copyFileToStdout(outputs[i].fd);
+      else writeStdout(outputs[i].bytes);
+    } catch (...) {
+      for (size_t k = i; k < outputs.size(); ++k)
+        if (outputs[k].fd >= 0) ::close(outputs[k].fd);
+      throw;
+    }
+    if (outputs[i].fd >= 0) ::close(outputs[i].fd);
+  }
 }
 
 void flushStdout() {

@@ -42,8 +42,8 @@ void writeFileAtomically(const std::string &path,
 /// Convenience wrapper for an in-memory payload.
 void writeFileAtomically(const std::string &path, const std::string &bytes);
 
-/// Every output written while it is active is staged (a temporary file, or the
-/// bytes for stdout) and only put in place by commit(); destroying it without
+/// Every output written while it is active is staged (a temporary file; for
+/// stdout an anonymous in-memory file) and only put in place by commit(); destroying it without
 /// commit() removes the temporaries. One is active at a time (not nested).
 class OutputTransaction {
 public:
@@ -64,7 +64,11 @@ private:
     int slot;                      // Signals.h
   };
   std::vector<Staged> staged_;
-  std::string stdoutBytes_;
+  struct StagedStdout {
+    int fd;            // an anonymous file holding the output, or -1:
+    std::string bytes; // the output itself (no anonymous files here)
+  };
+  std::vector<StagedStdout> stdout_; // in the order written
 };
 
 /// Flushes std::cout and throws exir::Error if anything written to it was lost

@@ -104,6 +104,12 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
   }
 }
 
+void detail::buryAtExit(void *object) {
+  // Never destroyed: a static vector would free its objects at exit after all.
+  static auto *graveyard = new std::vector<void *>();
+  graveyard->push_back(object);
+}
+
 std::string displayPath(const std::string &path) { return path == "-" ? "<stdin>" : path; }
 
 static const char *toolForStage(Stage s) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace exir {
 
@@ -50,6 +51,20 @@ void addOpLibraries(Program &program, const std::vector<std::string> &paths);
 /// Runs `work`; an exir::Error it throws without a file gets `path` as its file
 /// (verifiers and passes do not know which file the program came from).
 void attributeErrorsTo(const std::string &path, const std::function<void()> &work);
+
+/// Keeps `object` (a Program, the .pte being written) alive until the process
+/// exits, instead of freeing it piece by piece: a 100k-node program is
+/// millions of small objects and freeing them only delays the exit (LLVM's
+/// tools skip it the same way). Call it once the object's last use is over.
+/// The object stays reachable from a global, so leak checkers (ASan) see no leak.
+template <class T> void releaseAtExit(T &&object);
+
+namespace detail {
+void buryAtExit(void *object);
+}
+template <class T> void releaseAtExit(T &&object) {
+  detail::buryAtExit(new std::decay_t<T>(std::forward<T>(object)));
+}
 
 /// A textual progress bar on stderr, shown only when stderr is a terminal and
 /// the work is long (total >= threshold).

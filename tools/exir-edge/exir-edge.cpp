@@ -241,5 +241,6 @@ int main(int argc, char **argv) {
     });
     passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-edge");
+    releaseAtExit(std::move(program));
   });
 }

@@ -133,5 +133,7 @@ int main(int argc, char **argv) {
       });
     if (dumpJson) pte::dumpPteJson(pte, std::cout);
     passFlags.report(std::cerr, "exir-emit");
+    releaseAtExit(std::move(program));
+    releaseAtExit(std::move(pte));
   });
 }

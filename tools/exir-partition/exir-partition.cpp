@@ -146,5 +146,6 @@ int main(int argc, char **argv) {
       writeProgram(program, output);
     });
     passFlags.report(std::cerr, "exir-partition");
+    releaseAtExit(std::move(program));
   });
 }

@@ -142,5 +142,7 @@ int main(int argc, char **argv) {
       if (!svgPath.empty()) writeFileAtomically(svgPath, svg);
       if (!tracePath.empty()) writeFileAtomically(tracePath, trace);
     }
+    releaseAtExit(std::move(program));
+    releaseAtExit(std::move(details));
   });
 }

@@ -34,6 +34,12 @@
 //    large as the unit (sizes only decrease), so M >= size and an object
 //    smaller than 2 * size cannot qualify; object sizes never increase along
 //    the list, so the scan stops at the first such object.
+//  * When the unit's lifetime meets every placed unit's (it starts no later
+//    than the earliest placed end and ends no earlier than the latest placed
+//    start: whole-program buffers such as KV caches), its overlapping units
+//    are all placed units, so M is the running max end offset of each
+//    object and no overlap query is needed. Without this, each such unit
+//    walked every placed unit (quadratic on decoders).
 //
 //===----------------------------------------------------------------------===//
 #include "Plan/Placement.h"
@@ -196,6 +202,10 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
   std::vector<uint32_t> objectOf(n);
   std::vector<uint64_t> offsetInObject(n);
   std::vector<uint64_t> seen;
+  // Max end offset of each object's placed units, and the extreme lifetime
+  // ends of the placed units, for the all-overlapping case of step 2.
+  std::vector<uint64_t> objectTop;
+  uint32_t placedMinEnd = UINT32_MAX, placedMaxStart = 0;
 
   for (uint32_t b : order) {
     const Block &block = blocks[b];
@@ -215,7 +225,21 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
       }
     }
     // Step 2: the first object with room above the overlapping allocations.
-    if (picked == objects.size() && allowOverlappingAllocations) {
+    if (picked == objects.size() && allowOverlappingAllocations &&
+        block.start <= placedMinEnd && block.end >= placedMaxStart) {
+      // Every placed unit overlaps the block, so every object is touched
+      // and M is objectTop; the same scan as below over all objects.
+      for (size_t o = 0; o < objects.size(); ++o) {
+        const SharedObject &object = objects[o];
+        if (object.size - block.size < block.size)
+          break;
+        if (objectTop[o] > 0 && objectTop[o] + block.size <= object.size) {
+          picked = o;
+          offset = objectTop[o];
+          break;
+        }
+      }
+    } else if (picked == objects.size() && allowOverlappingAllocations) {
       neighbours.clear();
       placed.collectActive(block.start, block.end, neighbours);
       // Only the neighbours' objects have M > 0: visit those in list order
@@ -251,8 +275,13 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
       }
     }
     // Step 3: a new object of the block's size.
-    if (picked == objects.size())
+    if (picked == objects.size()) {
       objects.push_back({block.size, 0});
+      objectTop.push_back(0);
+    }
+    objectTop[picked] = std::max(objectTop[picked], offset + block.size);
+    placedMinEnd = std::min(placedMinEnd, block.end);
+    placedMaxStart = std::max(placedMaxStart, block.start);
 
     objectOf[b] = static_cast<uint32_t>(picked);
     offsetInObject[b] = offset;

@@ -34,12 +34,13 @@
 //    large as the unit (sizes only decrease), so M >= size and an object
 //    smaller than 2 * size cannot qualify; object sizes never increase along
 //    the list, so the scan stops at the first such object.
-//  * When the unit's lifetime meets every placed unit's (it starts no later
-//    than the earliest placed end and ends no earlier than the latest placed
-//    start: whole-program buffers such as KV caches), its overlapping units
-//    are all placed units, so M is the running max end offset of each
-//    object and no overlap query is needed. Without this, each such unit
-//    walked every placed unit (quadratic on decoders).
+//  * Before that query, step 2 tries each object's running max end offset
+//    (top) as M: it is exact when a unit reaching the top overlaps the unit
+//    in time (or the top is 0). Long-lived units (KV caches, tensors that
+//    live to the end) overlap nearly everything, and each of them walked
+//    every placed unit in the query (quadratic on decoders); the tops are
+//    one sequential pass over the objects. The query runs only when an
+//    object before the decision has its top unit elsewhere in time.
 //
 //===----------------------------------------------------------------------===//
 #include "Plan/Placement.h"
@@ -229,7 +230,7 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
   // Max end offset of each object's placed units, and the extreme lifetime
   // ends of the placed units, for the all-overlapping case of step 2.
   std::vector<uint64_t> objectTop;
-  uint32_t placedMinEnd = UINT32_MAX, placedMaxStart = 0;
+  std::vector<uint32_t> topStart, topEnd; // lifetime of a unit reaching the top
 
   for (uint32_t b : order) {
     const Block &block = blocks[b];
@@ -237,21 +238,28 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
     size_t picked = std::min(occupancy.firstFree(block.start, block.end, seen, rows), objects.size());
     uint64_t offset = 0;
     // Step 2: the first object with room above the overlapping allocations.
-    if (picked == objects.size() && allowOverlappingAllocations &&
-        block.start <= placedMinEnd && block.end >= placedMaxStart) {
-      // Every placed unit overlaps the block, so every object is touched
-      // and M is objectTop; the same scan as below over all objects.
+    bool exact = true;
+    if (picked == objects.size() && allowOverlappingAllocations) {
+      // The scan below with M = top while that is exact. Every object has
+      // an overlapping unit here (step 1 failed), so all are touched.
       for (size_t o = 0; o < objects.size(); ++o) {
         const SharedObject &object = objects[o];
         if (object.size - block.size < block.size)
           break;
-        if (objectTop[o] > 0 && objectTop[o] + block.size <= object.size) {
+        if (objectTop[o] == 0)
+          continue; // M = 0 whichever units overlap
+        if (topStart[o] > block.end || topEnd[o] < block.start) {
+          exact = false;
+          break;
+        }
+        if (objectTop[o] + block.size <= object.size) {
           picked = o;
           offset = objectTop[o];
           break;
         }
       }
-    } else if (picked == objects.size() && allowOverlappingAllocations) {
+    }
+    if (!exact) {
       neighbours.clear();
       placed.collectActive(block.start, block.end, neighbours);
       // Only the neighbours' objects have M > 0: visit those in list order
@@ -290,10 +298,14 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
     if (picked == objects.size()) {
       objects.push_back({block.size, 0});
       objectTop.push_back(0);
+      topStart.push_back(0);
+      topEnd.push_back(0);
     }
-    objectTop[picked] = std::max(objectTop[picked], offset + block.size);
-    placedMinEnd = std::min(placedMinEnd, block.end);
-    placedMaxStart = std::max(placedMaxStart, block.start);
+    if (offset + block.size > objectTop[picked]) {
+      objectTop[picked] = offset + block.size;
+      topStart[picked] = block.start;
+      topEnd[picked] = block.end;
+    }
 
     objectOf[b] = static_cast<uint32_t>(picked);
     offsetInObject[b] = offset;

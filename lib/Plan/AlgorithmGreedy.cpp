@@ -34,6 +34,13 @@
 //    large as the unit (sizes only decrease), so M >= size and an object
 //    smaller than 2 * size cannot qualify; object sizes never increase along
 //    the list, so the scan stops at the first such object.
+//  * Before that query, step 2 tries each object's running max end offset
+//    (top) as M: it is exact when a unit reaching the top overlaps the unit
+//    in time (or the top is 0). Long-lived units (KV caches, tensors that
+//    live to the end) overlap nearly everything, and each of them walked
+//    every placed unit in the query (quadratic on decoders); the tops are
+//    one sequential pass over the objects. The query runs only when an
+//    object before the decision has its top unit elsewhere in time.
 //
 //===----------------------------------------------------------------------===//
 #include "Plan/Placement.h"
@@ -65,11 +72,37 @@ public:
 
   size_t words() const { return words_; }
 
-  /// ORs the objects live at any point of [start, end] into `seen`
-  /// (words() words).
-  void collect(uint32_t start, uint32_t end, uint64_t *seen) const {
+  /// The first object live at no point of [start, end] (words() * 64 when
+  /// every one of them is). `seen` and `rows` are scratch space.
+  size_t firstFree(uint32_t start, uint32_t end, std::vector<uint64_t> &seen,
+                   std::vector<const uint64_t *> &rows) const {
     if (words_ == 0) // nothing marked yet: the rows are empty vectors
-      return;
+      return 0;
+    seen.assign(words_, 0);
+    rows.clear();
+    collect(start, end, seen.data(), rows);
+    // OR the rows a cache line at a time and stop at the first free bit:
+    // the first free object is usually early, and OR-ing whole rows cost
+    // O(objects) per block (superlinear on large programs).
+    constexpr size_t Step = 8;
+    for (size_t w0 = 0; w0 < words_; w0 += Step) {
+      size_t w1 = std::min(words_, w0 + Step);
+      uint64_t acc[Step];
+      std::copy(seen.begin() + w0, seen.begin() + w1, acc);
+      for (const uint64_t *bits : rows)
+        for (size_t w = w0; w < w1; ++w)
+          acc[w - w0] |= bits[w];
+      for (size_t w = w0; w < w1; ++w)
+        if (~acc[w - w0] != 0)
+          return w * 64 + size_t(std::countr_zero(~acc[w - w0]));
+    }
+    return words_ * 64;
+  }
+
+private:
+  /// ORs the per-point bits of [start, end] into `seen` (words() words) and
+  /// appends the chunk rows to OR into it to `rows`.
+  void collect(uint32_t start, uint32_t end, uint64_t *seen, std::vector<const uint64_t *> &rows) const {
     uint64_t c0 = (uint64_t(start) + 63) / 64, c1End = (uint64_t(end) + 1) / 64; // whole chunks [c0, c1End)
     bool whole = c0 < c1End;
     uint64_t lastChunk = UINT64_MAX;
@@ -78,7 +111,7 @@ public:
         seen[word] |= bits;
       if (t / 64 != lastChunk) { // objects live during all of t's chunk
         lastChunk = t / 64;
-        for (size_t v = leaves_ + lastChunk; v >= 1; v /= 2) orInto(seen, row(full_, v));
+        for (size_t v = leaves_ + lastChunk; v >= 1; v /= 2) rows.push_back(row(full_, v));
       }
     };
     uint64_t headEnd = whole ? std::min<uint64_t>(end, c0 * 64 - 1) : end;
@@ -87,15 +120,16 @@ public:
     // Whole chunks: `any` of the canonical nodes, `full` of the nodes above them
     // (on the paths from the first and the last chunk to the root).
     for (size_t l = leaves_ + c0, r = leaves_ + c1End; l < r; l /= 2, r /= 2) {
-      if (l & 1) orInto(seen, row(any_, l++));
-      if (r & 1) orInto(seen, row(any_, --r));
+      if (l & 1) rows.push_back(row(any_, l++));
+      if (r & 1) rows.push_back(row(any_, --r));
     }
     for (size_t edge : {leaves_ + c0, leaves_ + c1End - 1})
-      for (size_t v = edge / 2; v >= 1; v /= 2) orInto(seen, row(full_, v));
+      for (size_t v = edge / 2; v >= 1; v /= 2) rows.push_back(row(full_, v));
     lastChunk = UINT64_MAX;
     for (uint64_t t = c1End * 64; t <= end; ++t) point(t);
   }
 
+public:
   void mark(uint32_t start, uint32_t end, size_t object) {
     if (object / 64 >= words_)
       grow(object / 64 + 1);
@@ -138,10 +172,6 @@ private:
     row.emplace_back(word, bit);
   }
   const uint64_t *row(const std::vector<uint64_t> &rows, size_t node) const { return rows.data() + node * words_; }
-  void orInto(uint64_t *seen, const uint64_t *bits) const {
-    for (size_t w = 0; w < words_; ++w)
-      seen[w] |= bits[w];
-  }
   void grow(size_t atLeast) {
     size_t words = std::max(atLeast, 2 * words_);
     auto relayout = [&](std::vector<uint64_t> &rows, size_t count) {
@@ -196,26 +226,40 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
   std::vector<uint32_t> objectOf(n);
   std::vector<uint64_t> offsetInObject(n);
   std::vector<uint64_t> seen;
+  std::vector<const uint64_t *> rows;
+  // Max end offset of each object's placed units, and the extreme lifetime
+  // ends of the placed units, for the all-overlapping case of step 2.
+  std::vector<uint64_t> objectTop;
+  std::vector<uint32_t> topStart, topEnd; // lifetime of a unit reaching the top
 
   for (uint32_t b : order) {
     const Block &block = blocks[b];
-    size_t words = occupancy.words();
-    seen.assign(words, 0);
-    occupancy.collect(block.start, block.end, seen.data());
-    size_t picked = objects.size();
-    uint64_t offset = 0;
     // Step 1: the first object with no allocation live during the block.
-    for (size_t w = 0; w < words; ++w) {
-      uint64_t free = ~seen[w];
-      if (free != 0) {
-        size_t candidate = w * 64 + std::countr_zero(free);
-        if (candidate < objects.size())
-          picked = candidate;
-        break;
+    size_t picked = std::min(occupancy.firstFree(block.start, block.end, seen, rows), objects.size());
+    uint64_t offset = 0;
+    // Step 2: the first object with room above the overlapping allocations.
+    bool exact = true;
+    if (picked == objects.size() && allowOverlappingAllocations) {
+      // The scan below with M = top while that is exact. Every object has
+      // an overlapping unit here (step 1 failed), so all are touched.
+      for (size_t o = 0; o < objects.size(); ++o) {
+        const SharedObject &object = objects[o];
+        if (object.size - block.size < block.size)
+          break;
+        if (objectTop[o] == 0)
+          continue; // M = 0 whichever units overlap
+        if (topStart[o] > block.end || topEnd[o] < block.start) {
+          exact = false;
+          break;
+        }
+        if (objectTop[o] + block.size <= object.size) {
+          picked = o;
+          offset = objectTop[o];
+          break;
+        }
       }
     }
-    // Step 2: the first object with room above the overlapping allocations.
-    if (picked == objects.size() && allowOverlappingAllocations) {
+    if (!exact) {
       neighbours.clear();
       placed.collectActive(block.start, block.end, neighbours);
       // Only the neighbours' objects have M > 0: visit those in list order
@@ -251,8 +295,17 @@ ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingA
       }
     }
     // Step 3: a new object of the block's size.
-    if (picked == objects.size())
+    if (picked == objects.size()) {
       objects.push_back({block.size, 0});
+      objectTop.push_back(0);
+      topStart.push_back(0);
+      topEnd.push_back(0);
+    }
+    if (offset + block.size > objectTop[picked]) {
+      objectTop[picked] = offset + block.size;
+      topStart[picked] = block.start;
+      topEnd[picked] = block.end;
+    }
 
     objectOf[b] = static_cast<uint32_t>(picked);
     offsetInObject[b] = offset;

@@ -438,11 +438,14 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     std::vector<InputSpec> specs;
     std::vector<Argument> inputs;
     size_t i = 0, n = ep.signature.inputSpecs.size();
+    specs.reserve(n + added.size());
+    inputs.reserve(n + added.size());
+    // Both lists are replaced below: their entries move (only `kind` is read after).
     auto keep = [&](size_t k) {
-      const InputSpec &spec = ep.signature.inputSpecs[k];
+      InputSpec &spec = ep.signature.inputSpecs[k];
       if (spec.arg.kind == ArgKind::Tensor && dead.count(spec.arg.name)) return;
-      specs.push_back(spec);
-      inputs.push_back(graph.inputs[k]);
+      specs.push_back(std::move(spec));
+      inputs.push_back(std::move(graph.inputs[k]));
     };
     for (; i < n && ep.signature.inputSpecs[i].kind != InputKind::UserInput &&
            ep.signature.inputSpecs[i].kind != InputKind::ConstantInput &&

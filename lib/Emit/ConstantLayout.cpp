@@ -11,6 +11,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace exir::emit {
 
 std::vector<uint8_t> emittedDimOrder(const std::vector<uint8_t> &graphDimOrder) {
@@ -24,6 +28,65 @@ std::vector<uint8_t> emittedDimOrder(const std::vector<uint8_t> &graphDimOrder) 
 }
 
 namespace {
+
+/// One tile of transpose2d, at most kTile x kTile; `E` (0: `elem`) fixes the
+/// element size so the copies inline.
+template <size_t E>
+void transposeTile(const char *in, char *out, size_t rows, size_t cols, size_t inRow, size_t outRow, size_t elem) {
+  size_t e = E ? E : elem;
+  size_t r0 = 0;
+#if defined(__SSE2__)
+  if constexpr (E == 4) {
+    // 4x4 blocks in registers: four 16-byte loads, integer unpacks (bit-exact,
+    // no float semantics), four 16-byte stores.
+    for (; r0 + 4 <= rows; r0 += 4) {
+      const char *s = in + r0 * inRow * 4;
+      size_t c = 0;
+      for (; c + 4 <= cols; c += 4) {
+        __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s + c * 4));
+        __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s + (inRow + c) * 4));
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s + (2 * inRow + c) * 4));
+        __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s + (3 * inRow + c) * 4));
+        __m128i ab0 = _mm_unpacklo_epi32(a, b), ab1 = _mm_unpackhi_epi32(a, b);
+        __m128i xy0 = _mm_unpacklo_epi32(x, y), xy1 = _mm_unpackhi_epi32(x, y);
+        char *d = out + (c * outRow + r0) * 4;
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(d), _mm_unpacklo_epi64(ab0, xy0));
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(d + outRow * 4), _mm_unpackhi_epi64(ab0, xy0));
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 2 * outRow * 4), _mm_unpacklo_epi64(ab1, xy1));
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 3 * outRow * 4), _mm_unpackhi_epi64(ab1, xy1));
+      }
+      for (; c < cols; ++c)
+        for (size_t r = r0; r < r0 + 4; ++r) std::memcpy(out + (c * outRow + r) * 4, in + (r * inRow + c) * 4, 4);
+    }
+  }
+#endif
+  // Scalar: along a destination row, so stores are sequential.
+  for (size_t c = 0; c < cols; ++c)
+    for (size_t r = r0; r < rows; ++r) std::memcpy(out + (c * outRow + r) * e, in + (r * inRow + c) * e, e);
+}
+
+template <size_t E>
+void transposeBlocked(const char *in, char *out, size_t rows, size_t cols, size_t inRow, size_t outRow, size_t elem) {
+  // 64 x 64 tiles, each transposed into a small contiguous buffer and then
+  // copied out a destination row at a time: with a power-of-two row stride
+  // (a 1024-wide weight) the tile's 64 destination rows would fall in the
+  // same cache sets and evict each other's partly written lines.
+  constexpr size_t kTile = 64;
+  size_t e = E ? E : elem;
+  alignas(64) static thread_local char tmp[kTile * kTile * 8];
+  for (size_t r = 0; r < rows; r += kTile)
+    for (size_t c = 0; c < cols; c += kTile) {
+      size_t tr = std::min(kTile, rows - r), tc = std::min(kTile, cols - c);
+      const char *src = in + (r * inRow + c) * e;
+      char *dst = out + (c * outRow + r) * e;
+      if (e > 8) {
+        transposeTile<E>(src, dst, tr, tc, inRow, outRow, elem);
+        continue;
+      }
+      transposeTile<E>(src, tmp, tr, tc, inRow, kTile, elem);
+      for (size_t k = 0; k < tc; ++k) std::memcpy(dst + k * outRow * e, tmp + k * kTile * e, tr * e);
+    }
+}
 
 /// The whole reference; its CRC-32, when recorded, is checked as it streams.
 pte::BlobSource wholeReference(const DataRef &ref, const std::string &what) {
@@ -78,6 +141,9 @@ void gather(const char *in, const ViewLayout &v, const std::function<void(std::s
       if (si == 1) {
         for (int64_t j = 0; j < rows; ++j)
           std::memcpy(dst + j * ni * elem, plane + (j0 + j) * sj * elem, size_t(ni * elem));
+      } else if (sj == 1 && si > 0) {
+        // A plain transpose (a folded permute of a linear's weight).
+        transpose2d(plane + j0 * elem, dst, size_t(ni), size_t(rows), size_t(si), size_t(ni), size_t(elem));
       } else {
         for (int64_t jb = 0; jb < rows; jb += kTile)
           for (int64_t ib = 0; ib < ni; ib += kTile) {
@@ -101,6 +167,23 @@ void gather(const char *in, const ViewLayout &v, const std::function<void(std::s
     if (k == 0) break;
   }
 }
+
+} // namespace
+
+void transpose2d(const void *in, void *out, size_t rows, size_t cols, size_t inRowStride, size_t outRowStride,
+                 size_t elem) {
+  auto *s = static_cast<const char *>(in);
+  auto *d = static_cast<char *>(out);
+  switch (elem) {
+  case 1: transposeBlocked<1>(s, d, rows, cols, inRowStride, outRowStride, 1); break;
+  case 2: transposeBlocked<2>(s, d, rows, cols, inRowStride, outRowStride, 2); break;
+  case 4: transposeBlocked<4>(s, d, rows, cols, inRowStride, outRowStride, 4); break;
+  case 8: transposeBlocked<8>(s, d, rows, cols, inRowStride, outRowStride, 8); break;
+  default: transposeBlocked<0>(s, d, rows, cols, inRowStride, outRowStride, elem); break;
+  }
+}
+
+namespace {
 
 /// Storage element of dense element `n` of the view.
 uint64_t storageElement(const ViewLayout &v, uint64_t n) {
@@ -200,7 +283,12 @@ pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<ui
   auto storage = std::make_shared<const pte::BlobSource>(wholeReference(c.data, what));
   auto shared = std::make_shared<const ViewLayout>(std::move(layout));
   generator->produce = [storage, shared](const std::function<void(std::string_view)> &sink) {
-    std::string all = storage->bytes();
+    // One buffer per thread for every storage: a fresh one per weight would
+    // fault in (and zero) new pages for each of them.
+    thread_local std::string all;
+    all.clear();
+    all.reserve(storage->size());
+    storage->forEachChunk([&](std::string_view chunk) { all.append(chunk); });
     gather(all.data(), *shared, sink);
   };
   generator->part = [ref = c.data, shared](uint64_t offset, uint64_t length) {

@@ -23,6 +23,13 @@ namespace exir::emit {
 /// kernels take it (contiguous or channels-last), else contiguous.
 std::vector<uint8_t> emittedDimOrder(const std::vector<uint8_t> &graphDimOrder);
 
+/// Transposes a `rows` x `cols` matrix of `elem`-byte elements:
+/// out[c * outRowStride + r] = in[r * inRowStride + c] (strides in elements).
+/// Cache-blocked, with 4x4 register blocks for 4-byte elements; any `elem`
+/// works. The source and the destination must not overlap.
+void transpose2d(const void *in, void *out, size_t rows, size_t cols, size_t inRowStride, size_t outRowStride,
+                 size_t elem);
+
 /// The bytes of `c` laid out densely in `dimOrder`. A dense view is a range of
 /// the storage (the whole DataRef, CRC-checked while streaming, when it covers
 /// it exactly); any other view is gathered in memory from the storage. `what`

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Emit/ConstantLayout.h"
 #include "Support/Error.h"
+#include "Support/Hash.h"
 
 #include <catch2/catch.hpp>
 
@@ -160,4 +161,49 @@ TEST_CASE("a view that reads past its data reference names the constant", "[emit
   CHECK(view({0, 5}, {5, 1}, 0).storageBytesNeeded() == 0u);
   CHECK_FALSE(view({2}, {-1}, 0).storageBytesNeeded());
   CHECK_FALSE(view({2, 2}, {1}, 0).storageBytesNeeded());
+}
+
+TEST_CASE("a large transposed view is gathered alike from a mapping and from streamed reads", "[emit][constants]") {
+  // The storage at an offset that is not page aligned, CRC-checked: gathered
+  // from a mapping. With a wrong CRC, or with a hole in the storage (a sparse
+  // weights file), the streamed read takes over: the error, or the same bytes.
+  const int64_t rows = 600, cols = 520;
+  std::vector<float> values(size_t(rows * cols));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i % 1000 == 0 ? 0 : i);
+  std::string storage(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float));
+  std::string prefix(100, 'p');
+  TempFile file("gather-mapped", prefix, storage);
+  ConstantTensor t = view({cols, rows}, {1, cols}, 0);
+  t.data.file = file.path;
+  t.data.offset = prefix.size();
+  t.data.length = storage.size();
+  t.data.crc32 = crc32Update(0, storage);
+  std::string want;
+  for (int64_t i = 0; i < cols; ++i)
+    for (int64_t j = 0; j < rows; ++j) want.append(storage, size_t((j * cols + i) * 4), 4);
+  CHECK(emit::denseConstantBytes(t, {0, 1}, "w").bytes() == want);
+  CHECK(emit::denseConstantBytes(t, {0, 1}, "w").readPart(1000, 77) == want.substr(1000, 77));
+  t.data.crc32 = *t.data.crc32 ^ 1;
+  CHECK_THROWS_WITH(emit::denseConstantBytes(t, {0, 1}, "constant 'w'").bytes(),
+                    Catch::Contains("constant 'w'") && Catch::Contains("changed since they were referenced"));
+
+  // The first 256 KiB of the storage zero, written as a hole where the file system has them.
+  std::string sparse = storage;
+  std::fill(sparse.begin(), sparse.begin() + (256 << 10), '\0');
+  std::string path = file.path + ".sparse";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.seekp(std::streamoff(256 << 10));
+    out.write(sparse.data() + (256 << 10), std::streamsize(sparse.size() - (256 << 10)));
+  }
+  ConstantTensor s = view({cols, rows}, {1, cols}, 0);
+  s.data.file = path;
+  s.data.length = sparse.size();
+  s.data.crc32 = crc32Update(0, sparse);
+  std::string wantSparse;
+  for (int64_t i = 0; i < cols; ++i)
+    for (int64_t j = 0; j < rows; ++j) wantSparse.append(sparse, size_t((j * cols + i) * 4), 4);
+  CHECK(emit::denseConstantBytes(s, {0, 1}, "w").bytes() == wantSparse);
+  CHECK(emit::denseConstantBytes(s, {0, 1}, "w").readPart(0, 4096) == wantSparse.substr(0, 4096));
+  std::filesystem::remove(path);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include <libdeflate.h>
 #include <openssl/evp.h>
 #include <zlib.h>
 
@@ -41,14 +42,9 @@ std::string sha256Hex(std::string_view bytes) {
 }
 
 uint32_t crc32Update(uint32_t crc, std::string_view bytes) {
-  const auto *data = reinterpret_cast<const Bytef *>(bytes.data());
-  for (size_t left = bytes.size(); left > 0;) { // zlib takes uInt lengths
-    uInt n = uInt(std::min<size_t>(left, size_t(1) << 30));
-    crc = uint32_t(::crc32(crc, data, n));
-    data += n;
-    left -= n;
-  }
-  return crc;
+  // libdeflate's CRC-32 (PCLMUL/AVX where the CPU has them) is zlib's: same
+  // polynomial, same pre- and post-inversion, so the values are zlib's.
+  return libdeflate_crc32(crc, bytes.data(), bytes.size());
 }
 
 uint32_t crc32UpdateZeros(uint32_t crc, uint64_t count) {

@@ -11,6 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <random>
+
+#include <zlib.h>
 
 using namespace exir;
 
@@ -98,6 +101,31 @@ TEST_CASE("crc32Update: the zip CRC-32, incremental", "[support][hash]") {
   CHECK(exir::crc32Update(0, "") == 0u);
   CHECK(exir::crc32Update(0, "123456789") == 0xcbf43926u); // the standard check value
   CHECK(exir::crc32Update(exir::crc32Update(0, "1234"), "56789") == 0xcbf43926u);
+}
+
+TEST_CASE("crc32Update equals zlib's crc32 at every size and alignment", "[hash]") {
+  // crc32Update is not zlib's own code; the values must stay zlib's (they are
+  // recorded in .pt2 archives and planned JSON).
+  std::mt19937_64 rng(14);
+  std::string pool(size_t(1) << 20, '\0');
+  for (char &c : pool) c = char(rng());
+  auto zlibCrc = [](uint32_t crc, const char *p, size_t n) {
+    return uint32_t(::crc32(crc, reinterpret_cast<const Bytef *>(p), uInt(n)));
+  };
+  std::vector<size_t> sizes;
+  for (size_t n = 0; n <= 300; ++n) sizes.push_back(n);
+  for (size_t n : {511, 512, 513, 1023, 1024, 4095, 4096, 4097, 65536, 65539, 1000000}) sizes.push_back(n);
+  for (size_t n : sizes)
+    for (size_t align = 0; align < 64; align += (n > 4096 ? 13 : 1)) {
+      const char *p = pool.data() + align;
+      uint32_t seed = uint32_t(rng());
+      INFO("size " << n << " alignment " << align);
+      REQUIRE(crc32Update(0, std::string_view(p, n)) == zlibCrc(0, p, n));
+      REQUIRE(crc32Update(seed, std::string_view(p, n)) == zlibCrc(seed, p, n));
+      size_t split = n ? size_t(rng() % n) : 0;
+      REQUIRE(crc32Update(crc32Update(0, std::string_view(p, split)), std::string_view(p + split, n - split)) ==
+              zlibCrc(0, p, n));
+    }
 }
 
 TEST_CASE("crc32UpdateZeros equals the CRC-32 of that many zero bytes", "[hash]") {

@@ -7,10 +7,15 @@ namespace exir::pte {
 
 namespace {
 
-constexpr uint64_t kSamplePart = 4096;
+/// A small blob (up to 12 KiB) is its own sample; a large one is sampled at
+/// its start, middle and end, 256 bytes each: enough to tell weights apart
+/// (equal samples only cost a SHA-256 of both), and a gathered (transposed)
+/// blob's sample reads one storage row per element, so 4 KiB parts touched
+/// 3,072 scattered rows of each weight.
+constexpr uint64_t kSmallBlob = 12288;
+constexpr uint64_t kSamplePart = 256;
 
-/// A small blob is its own sample; a large one is sampled at its start, middle and end.
-bool isSmall(const BlobSource &blob) { return blob.size() <= 3 * kSamplePart; }
+bool isSmall(const BlobSource &blob) { return blob.size() <= kSmallBlob; }
 
 /// SHA-256 of the sample: equal bytes give equal keys, and a small blob's key is its digest.
 std::string sampleKey(const BlobSource &blob) {

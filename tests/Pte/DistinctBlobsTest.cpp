@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include <unistd.h>
 
@@ -78,4 +80,56 @@ TEST_CASE("DistinctBlobs adds many equal-size blobs in linear time", "[pte][cons
   std::string first(8, '\0');
   CHECK(blobs.add(BlobSource::fromBytes(first)) == 0);
   CHECK(blobs.size() == 200000);
+}
+
+namespace {
+/// A 256 x 256 float storage, gathered transposed by a generator, as the
+/// emitter does for a folded permute of a file-backed weight; `partBytes`
+/// counts the bytes that the samples gather.
+BlobSource transposedView(std::shared_ptr<const std::string> storage, std::shared_ptr<uint64_t> partBytes) {
+  constexpr uint64_t n = 256, e = 4;
+  auto gathered = [storage](uint64_t offset, uint64_t length) {
+    std::string out;
+    for (uint64_t at = offset / e; at * e < offset + length && at < n * n; ++at)
+      out.append(storage->data() + ((at % n) * n + at / n) * e, e);
+    return out.substr(size_t(offset % e), size_t(length));
+  };
+  auto generator = std::make_shared<BlobSource::Generator>();
+  generator->produce = [gathered](const std::function<void(std::string_view)> &sink) { sink(gathered(0, n * n * e)); };
+  generator->part = [gathered, partBytes](uint64_t offset, uint64_t length) {
+    *partBytes += length;
+    return gathered(offset, length);
+  };
+  return BlobSource::fromGenerator(n * n * e, std::move(generator));
+}
+} // namespace
+
+TEST_CASE("DistinctBlobs tells gathered views apart by their bytes", "[pte][constants]") {
+  std::string bytes(256 * 256 * 4, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = char(i * 7 + i / 251);
+  auto storage = std::make_shared<const std::string>(bytes);
+  // The same storage but for one element that no sample covers (row 100, column 3
+  // lands at dense byte 3 * 1024 + 400 of the transposed view).
+  std::string changedBytes = bytes;
+  changedBytes[(100 * 256 + 3) * 4] ^= 1;
+  auto changed = std::make_shared<const std::string>(changedBytes);
+  auto partBytes = std::make_shared<uint64_t>(0);
+  BlobSource t = transposedView(storage, partBytes);
+  std::string tBytes = t.bytes();
+  REQUIRE(tBytes != bytes);
+
+  DistinctBlobs blobs;
+  CHECK(blobs.add(t) == 0);
+  // The untransposed storage: same size, other bytes.
+  CHECK(blobs.add(BlobSource::fromBytes(bytes)) == 1);
+  // Sampling a gathered view reads a few hundred bytes of it, not KiBs.
+  CHECK(*partBytes > 0);
+  CHECK(*partBytes <= 1024);
+  // Another view object with the same storage and parameters: the same bytes.
+  CHECK(blobs.add(transposedView(storage, partBytes)) == 0);
+  // The same view of a storage that differs outside the samples: the SHA-256 decides.
+  CHECK(blobs.add(transposedView(changed, partBytes)) == 2);
+  // The gathered bytes, wherever they live, match the view.
+  CHECK(blobs.add(BlobSource::fromBytes(tBytes)) == 0);
+  CHECK(blobs.size() == 3);
 }

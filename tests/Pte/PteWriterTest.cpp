@@ -304,17 +304,20 @@ TEST_CASE("a file-backed blob with an expected CRC-32 fails when the bytes chang
   CHECK(BlobSource::fromFile(path, 4, 8).bytes() == "456789AB"); // unchecked blobs still read
 }
 
+/// An 8 MiB-ish file of holes around three short runs of bytes (head, middle, tail).
+static void writeSparseFile(const std::string &path, uint64_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out << "head";
+  out.seekp(std::streamoff(5 << 20));
+  out << "middle";
+  out.seekp(std::streamoff(size - 4));
+  out << "tail";
+}
+
 TEST_CASE("holes of a sparse file stream as zero runs, unread, and keep the CRC-32 check", "[pte][blob]") {
   std::string path = tempPath("sparse.bin");
   const uint64_t size = 8 << 20;
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << "head";
-    out.seekp(std::streamoff(5 << 20));
-    out << "middle";
-    out.seekp(std::streamoff(size - 4));
-    out << "tail";
-  }
+  writeSparseFile(path, size);
   std::string dense = BlobSource::fromFile(path, 2, size - 3).bytes();
   REQUIRE(dense.size() == size - 3);
   uint32_t crc = exir::crc32Update(0, dense);
@@ -345,14 +348,7 @@ TEST_CASE("holes of a sparse file stream as zero runs, unread, and keep the CRC-
 TEST_CASE("under a ScopedFileCache blobs read the same bytes, holes and errors", "[pte][blob]") {
   std::string path = tempPath("cached.bin");
   const uint64_t size = 8 << 20;
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << "head";
-    out.seekp(std::streamoff(5 << 20));
-    out << "middle";
-    out.seekp(std::streamoff(size - 4));
-    out << "tail";
-  }
+  writeSparseFile(path, size);
   auto extents = [](const BlobSource &blob) {
     std::string data;
     uint64_t zeros = 0;

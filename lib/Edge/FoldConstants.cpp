@@ -33,6 +33,7 @@
 #include "Support/Error.h"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
@@ -269,9 +270,37 @@ std::optional<uint64_t> denseBytes(const ConstantTensor &c) {
 }
 
 /// The node's output value name when it has exactly one tensor output.
-std::optional<std::string> singleTensorOutput(const Node &node) {
-  if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensor) return std::nullopt;
-  return node.outputs[0].name;
+const std::string *singleTensorOutput(const Node &node) {
+  if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensor) return nullptr;
+  return &node.outputs[0].name;
+}
+
+/// Calls `f` on each tensor name `a` reads, the ones (and in the order)
+/// Argument::collectTensorNames lists, without copying them: this runs on
+/// every operand of every node.
+template <typename F> void forEachTensorName(const Argument &a, F &f) {
+  switch (a.kind) {
+  case ArgKind::Tensor:
+    f(a.name);
+    break;
+  case ArgKind::OptionalTensor:
+    if (!a.name.empty()) f(a.name);
+    break;
+  case ArgKind::Tensors:
+  case ArgKind::OptionalTensors:
+    for (const auto &n : a.names)
+      if (!n.empty()) f(n);
+    break;
+  case ArgKind::NestedTensors:
+    for (const auto &l : a.nestedTensors)
+      for (const auto &n : l) f(n);
+    break;
+  case ArgKind::StringToArgument:
+    for (const auto &entry : a.mapping) forEachTensorName(entry.second, f);
+    break;
+  default:
+    break;
+  }
 }
 
 /// A constant as the folds see it: the table entry with strides filled in.
@@ -297,7 +326,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     if (it == storageOf.end()) it = storageOf.emplace(fqn, storageKey(fqn, *program.constants.find(fqn))).first;
     return it->second;
   };
-  std::unordered_set<std::string> droppedConstants; // erased in one sweep (OrderedMap::erase is linear)
+  std::unordered_set<std::string> droppedConstants; // erased in one sweep (OrderedMap::erase is linear per call)
   std::vector<MethodState> methods;
   // Live constant values (method placeholders with a use) per storage: a
   // view that needs its own bytes grows the file while another value keeps
@@ -320,19 +349,11 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       if (!hasData || (c->sizes.size() != c->strides.size() && !c->strides.empty())) continue; // nothing to fold
       st.constantOf[spec.arg.name] = spec.target;
     }
-    std::vector<std::string> names;
     st.uses.reserve(ep.graph.tensorValues.size());
+    auto use = [&](const std::string &n) { ++st.uses[n]; };
     for (const Node &node : ep.graph.nodes)
-      for (const auto &in : node.inputs) {
-        names.clear();
-        in.arg.collectTensorNames(names);
-        for (const auto &n : names) ++st.uses[n];
-      }
-    for (const auto &out : ep.graph.outputs) {
-      names.clear();
-      out.collectTensorNames(names);
-      for (const auto &n : names) ++st.uses[n];
-    }
+      for (const auto &in : node.inputs) forEachTensorName(in.arg, use);
+    for (const auto &out : ep.graph.outputs) forEachTensorName(out, use);
     for (const auto &[value, fqn] : st.constantOf)
       if (st.uses.count(value)) ++storageRefs[keyOf(fqn)];
     methods.push_back(std::move(st));
@@ -373,24 +394,37 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     // A folded node's output value becomes the placeholder of its constant,
     // named after the FQN as upstream names it: one rename sweep at the end.
     std::unordered_map<std::string, std::string> renames; // node output -> placeholder
-    std::vector<std::pair<std::string, std::string>> added; // (node output, fqn)
-    std::unordered_map<std::string, std::string> placeholderOf; // fqn -> its placeholder
-    std::unordered_set<std::string> dead;                  // placeholders folding left without users
-    std::vector<Node> kept;
-    kept.reserve(graph.nodes.size());
-    std::vector<std::string> names;
-    for (Node &node : graph.nodes) {
-      auto out = singleTensorOutput(node);
-      names.clear();
-      for (const auto &in : node.inputs) in.arg.collectTensorNames(names);
+    struct Added {
+      std::string value, fqn, placeholder; // node output, its constant, the constant's placeholder
+    };
+    std::vector<Added> added;
+    std::unordered_set<std::string> dead; // placeholders folding left without users
+    // Kept nodes move down over folded ones in place (no second node array).
+    size_t keptNodes = 0;
+    static const std::string kNoOperand;
+    for (size_t k = 0; k < graph.nodes.size(); ++k) {
+      Node &node = graph.nodes[k];
+      const std::string *out = singleTensorOutput(node);
       // Exactly one tensor operand, a constant (or the result of an earlier fold).
-      std::string operand = names.size() == 1 ? names[0] : std::string();
-      auto src = st.constantOf.find(operand);
-      const TensorMeta *outMeta = out ? graph.tensorValues.find(*out) : nullptr;
+      // Names point into the node, which stays where it is when it folds.
+      const std::string *first = nullptr;
+      size_t operands = 0;
+      auto count = [&](const std::string &n) {
+        if (operands++ == 0) first = &n;
+      };
+      for (const auto &in : node.inputs) forEachTensorName(in.arg, count);
+      const std::string &operand = operands == 1 ? *first : kNoOperand;
+      auto src = operand.empty() ? st.constantOf.end() : st.constantOf.find(operand);
+      // Cheap checks first: most nodes are not on a constant.
+      const TensorMeta *outMeta = out && src != st.constantOf.end() ? graph.tensorValues.find(*out) : nullptr;
       std::optional<ConstantTensor> view;
-      if (out && src != st.constantOf.end() && outMeta && outMeta->isStatic() && !graphOutputs.count(*out) &&
+      if (outMeta && outMeta->isStatic() && !graphOutputs.count(*out) &&
           parseTarget(node.target).dialect == TargetDialect::Edge) {
-        ConstantTensor in = withStrides(*program.constants.find(src->second));
+        // The table entry itself unless its strides need filling in (no copy).
+        const ConstantTensor *entry = program.constants.find(src->second);
+        std::optional<ConstantTensor> filled;
+        if (entry->strides.size() != entry->sizes.size()) filled = withStrides(*entry);
+        const ConstantTensor &in = filled ? *filled : *entry;
         view = viewOf(node, in);
         if (view) {
           // The result must be what the graph says: dtype, shape, and the
@@ -413,7 +447,8 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
         }
       }
       if (!view) {
-        kept.push_back(std::move(node));
+        if (keptNodes != k) graph.nodes[keptNodes] = std::move(node);
+        ++keptNodes;
         continue;
       }
       auto [fqn, value] = freshFqn(graph, src->second);
@@ -428,54 +463,60 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       } else {
         ++storageRefs[key];
       }
-      added.emplace_back(*out, fqn);
-      placeholderOf[fqn] = value;
+      added.push_back({*out, std::move(fqn), std::move(value)});
     }
-    graph.nodes = std::move(kept); // the nodes were moved there, folded or not
+    graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(keptNodes), graph.nodes.end());
     if (added.empty()) continue;
     // New placeholders go after the existing constants, before the user inputs
-    // (torch's order: parameters, buffers, constants, user inputs); dead ones leave.
-    std::vector<InputSpec> specs;
-    std::vector<Argument> inputs;
-    size_t i = 0, n = ep.signature.inputSpecs.size();
-    specs.reserve(n + added.size());
-    inputs.reserve(n + added.size());
-    // Both lists are replaced below: their entries move (only `kind` is read after).
-    auto keep = [&](size_t k) {
-      InputSpec &spec = ep.signature.inputSpecs[k];
-      if (spec.arg.kind == ArgKind::Tensor && dead.count(spec.arg.name)) return;
-      specs.push_back(std::move(spec));
-      inputs.push_back(std::move(graph.inputs[k]));
-    };
-    for (; i < n && ep.signature.inputSpecs[i].kind != InputKind::UserInput &&
-           ep.signature.inputSpecs[i].kind != InputKind::ConstantInput &&
-           ep.signature.inputSpecs[i].kind != InputKind::Token;
-         ++i)
-      keep(i);
-    for (const auto &[value, fqn] : added) {
-      if (dead.count(value)) continue; // folded again further on
+    // (torch's order: parameters, buffers, constants, user inputs); dead ones
+    // leave. Both lists are compacted in place and the new entries inserted at
+    // that boundary: a fold that kills its source leaves the size unchanged, so
+    // nothing is reallocated.
+    std::vector<InputSpec> &specs = ep.signature.inputSpecs;
+    std::vector<Argument> &inputs = graph.inputs;
+    size_t n = specs.size(), boundary = 0;
+    while (boundary < n && specs[boundary].kind != InputKind::UserInput &&
+           specs[boundary].kind != InputKind::ConstantInput && specs[boundary].kind != InputKind::Token)
+      ++boundary;
+    size_t keptSpecs = 0, insertAt = 0;
+    for (size_t k = 0; k < n; ++k) {
+      if (k == boundary) insertAt = keptSpecs;
+      if (specs[k].arg.kind == ArgKind::Tensor && dead.count(specs[k].arg.name)) continue;
+      if (keptSpecs != k) {
+        specs[keptSpecs] = std::move(specs[k]);
+        inputs[keptSpecs] = std::move(inputs[k]);
+      }
+      ++keptSpecs;
+    }
+    if (boundary == n) insertAt = keptSpecs;
+    specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(keptSpecs), specs.end());
+    inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(keptSpecs), inputs.end());
+    std::vector<InputSpec> newSpecs;
+    std::vector<Argument> newInputs;
+    for (const Added &a : added) {
+      if (dead.count(a.value)) continue; // folded again further on
       InputSpec spec;
       spec.kind = InputKind::TensorConstant;
-      spec.arg = Argument::tensor(placeholderOf[fqn]);
-      spec.target = fqn;
-      specs.push_back(spec);
-      inputs.push_back(Argument::tensor(placeholderOf[fqn]));
+      spec.arg = Argument::tensor(a.placeholder);
+      spec.target = a.fqn;
+      newSpecs.push_back(std::move(spec));
+      newInputs.push_back(Argument::tensor(a.placeholder));
     }
-    for (; i < n; ++i) keep(i);
+    specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(insertAt), std::make_move_iterator(newSpecs.begin()),
+                 std::make_move_iterator(newSpecs.end()));
+    inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(insertAt), std::make_move_iterator(newInputs.begin()),
+                  std::make_move_iterator(newInputs.end()));
     // Dead placeholders and folded-through intermediates lose their metadata;
     // intermediates are not constants either.
-    for (const auto &[value, fqn] : added)
-      if (dead.count(value)) droppedConstants.insert(fqn);
-    // One rebuild of the value table: dead values leave, folded ones take the
+    for (const Added &a : added)
+      if (dead.count(a.value)) droppedConstants.insert(a.fqn);
+    // One sweep over the value table: dead values leave, folded ones take the
     // placeholder's name in place (OrderedMap::erase is linear per call).
-    OrderedMap<TensorMeta> values;
-    values.reserve(graph.tensorValues.size());
-    for (auto &[name, meta] : graph.tensorValues) {
-      if (dead.count(name)) continue;
-      auto r = renames.find(name);
-      values.set(r == renames.end() ? name : r->second, std::move(meta));
-    }
-    graph.tensorValues = std::move(values);
+    graph.tensorValues.rewrite([&](std::string &name, TensorMeta &) {
+      if (dead.count(name)) return false;
+      if (auto r = renames.find(name); r != renames.end()) name = r->second;
+      return true;
+    });
     auto rename = [&](std::string &name) {
       if (auto r = renames.find(name); r != renames.end()) name = r->second;
     };
@@ -486,8 +527,6 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
         else if (a.kind == ArgKind::Tensors || a.kind == ArgKind::OptionalTensors)
           for (auto &n : a.names) rename(n);
       }
-    ep.signature.inputSpecs = std::move(specs);
-    graph.inputs = std::move(inputs);
   }
 
   // Constants no method refers to any more leave the table (only ones this
@@ -499,11 +538,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     for (const auto &[value, fqn] : st.constantOf)
       if (!referenced.count(fqn)) droppedConstants.insert(fqn);
   if (droppedConstants.empty()) return;
-  OrderedMap<ConstantTensor> constants;
-  constants.reserve(program.constants.size());
-  for (auto &[fqn, c] : program.constants)
-    if (!droppedConstants.count(fqn)) constants.set(fqn, std::move(c));
-  program.constants = std::move(constants);
+  program.constants.rewrite([&](std::string &fqn, ConstantTensor &) { return !droppedConstants.count(fqn); });
 }
 
 void foldConstants(Program &program) { foldConstantsWith(program, FoldConstantsMode::Auto); }

@@ -2,13 +2,18 @@
 //
 // JSON objects in torch.export documents are order-significant for byte-stable
 // output (tensor_values, range_constraints, ...). This keeps insertion order and
-// gives O(1) lookup by key.
+// gives O(1) lookup by key. The index is an open-addressing table of item
+// positions tagged with hash bits (8 bytes a slot), not a node-based map holding
+// a copy of every key: a 100k-node graph has ~400k tensor values, and a node
+// map cost an allocation, a key copy and ~100 bytes per value, and made a
+// rebuild of the index (after erasing) as costly as building the map.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -20,47 +25,58 @@ public:
 
   /// Inserts or overwrites; an overwritten key keeps its position.
   V &set(const std::string &key, V value) {
-    if (size_t pos = position(key); pos != npos) {
+    size_t hash = hashOf(key);
+    if (size_t pos = position(key, hash); pos != npos) {
       items_[pos].second = std::move(value);
       return items_[pos].second;
     }
     items_.emplace_back(key, std::move(value));
-    if (!index_.empty() || items_.size() > kLinearLimit) indexLast();
+    if (!slots_.empty() || items_.size() > kLinearLimit) indexLast(hash);
     return items_.back().second;
   }
   V &operator[](const std::string &key) {
-    if (size_t pos = position(key); pos != npos) return items_[pos].second;
+    if (size_t pos = position(key, hashOf(key)); pos != npos) return items_[pos].second;
     return set(key, V{});
   }
   const V *find(const std::string &key) const {
-    size_t pos = position(key);
+    size_t pos = position(key, hashOf(key));
     return pos == npos ? nullptr : &items_[pos].second;
   }
   V *find(const std::string &key) {
-    size_t pos = position(key);
+    size_t pos = position(key, hashOf(key));
     return pos == npos ? nullptr : &items_[pos].second;
   }
-  bool contains(const std::string &key) const { return position(key) != npos; }
+  bool contains(const std::string &key) const { return position(key, hashOf(key)) != npos; }
   bool erase(const std::string &key) {
-    size_t pos = position(key);
+    size_t pos = position(key, hashOf(key));
     if (pos == npos) return false;
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(pos));
-    if (!index_.empty()) {
-      index_.erase(key);
-      for (auto &entry : index_)
-        if (entry.second > pos) --entry.second;
-    }
+    if (!slots_.empty()) rebuildIndex(items_.size()); // positions after `pos` moved
     return true;
+  }
+  /// Calls `keep(key, value)` on every item in order; the items it returns
+  /// false for leave, and it may assign a new key to the others (which must
+  /// not collide with any key kept). One compaction and one reindex for the
+  /// lot, where erase() per item is linear each.
+  template <typename F> void rewrite(F &&keep) {
+    size_t out = 0;
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (!keep(items_[i].first, items_[i].second)) continue;
+      if (out != i) items_[out] = std::move(items_[i]);
+      ++out;
+    }
+    items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(out), items_.end());
+    if (!slots_.empty()) rebuildIndex(items_.size());
   }
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   void clear() {
     items_.clear();
-    index_.clear();
+    slots_.clear();
   }
   void reserve(size_t n) {
     items_.reserve(n);
-    if (n > kLinearLimit) index_.reserve(n);
+    if (n > kLinearLimit && slots_.size() < 2 * n) rebuildIndex(n);
   }
   auto begin() { return items_.begin(); }
   auto end() { return items_.end(); }
@@ -70,29 +86,52 @@ public:
 
 private:
   // Small maps (node metadata: a handful of keys, one map per node) are searched
-  // linearly; a hash index is built only past this size, which keeps a 100k-node
+  // linearly; an index is built only past this size, which keeps a 100k-node
   // program from allocating 100k hash tables.
   static constexpr size_t kLinearLimit = 8;
   static constexpr size_t npos = static_cast<size_t>(-1);
 
-  size_t position(const std::string &key) const {
-    if (items_.size() <= kLinearLimit && index_.empty()) {
+  static size_t hashOf(const std::string &key) { return std::hash<std::string>{}(key); }
+  // A slot is (hash tag << 32) | (position + 1), 0 when free: the tag skips
+  // most key compares, which would each touch another item's cache line.
+  static uint64_t tagOf(size_t hash) { return static_cast<uint64_t>(hash >> 32 ^ hash) << 32; }
+
+  size_t position(const std::string &key, size_t hash) const {
+    if (slots_.empty()) {
       for (size_t i = 0; i < items_.size(); ++i)
         if (items_[i].first == key) return i;
       return npos;
     }
-    auto it = index_.find(key);
-    return it == index_.end() ? npos : it->second;
+    size_t mask = slots_.size() - 1;
+    uint64_t tag = tagOf(hash);
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      uint64_t slot = slots_[i];
+      if (slot == 0) return npos;
+      size_t pos = static_cast<uint32_t>(slot) - 1;
+      if ((slot & ~uint64_t(0xffffffff)) == tag && items_[pos].first == key) return pos;
+    }
   }
-  void indexLast() {
-    if (index_.empty())
-      for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].first, i);
-    else
-      index_.emplace(items_.back().first, items_.size() - 1);
+  /// Indexes the last item, growing the table to keep it at most half full.
+  void indexLast(size_t hash) {
+    if (2 * items_.size() > slots_.size()) rebuildIndex(items_.size());
+    else insertSlot(items_.size() - 1, hash);
+  }
+  /// A table for `n` items (a power of two, at least 2n slots) holding every item.
+  void rebuildIndex(size_t n) {
+    size_t capacity = 16;
+    while (capacity < 2 * n) capacity *= 2;
+    slots_.assign(capacity, 0);
+    for (size_t i = 0; i < items_.size(); ++i) insertSlot(i, hashOf(items_[i].first));
+  }
+  void insertSlot(size_t item, size_t hash) {
+    size_t mask = slots_.size() - 1;
+    size_t i = hash & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = tagOf(hash) | static_cast<uint32_t>(item + 1);
   }
 
   std::vector<value_type> items_;
-  std::unordered_map<std::string, size_t> index_;
+  std::vector<uint64_t> slots_; // see tagOf; empty = no index (linear search)
 };
 
 } // namespace exir

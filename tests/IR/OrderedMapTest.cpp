@@ -124,3 +124,58 @@ TEST_CASE("OrderedMap keeps working past the small-map size", "[orderedmap]") {
   CHECK(*copy.find("k5") == 55);
   CHECK(m.contains("k19"));
 }
+
+TEST_CASE("OrderedMap rewrite drops and renames in one sweep", "[orderedmap]") {
+  // Small (linear search) and indexed maps, and a reserved one (indexed while small).
+  for (int count : {5, 40, 3000}) {
+    INFO("count " << count);
+    OrderedMap<int> m;
+    if (count == 5) m.reserve(100);
+    for (int i = 0; i < count; ++i) m.set("k" + std::to_string(i), i);
+    // Drop every third key, rename every odd one kept; order stays.
+    m.rewrite([](std::string &key, int &value) {
+      if (value % 3 == 0) return false;
+      if (value % 2) key = "r" + std::to_string(value);
+      return true;
+    });
+    std::vector<std::string> keys;
+    std::vector<int> values;
+    for (int i = 0; i < count; ++i) {
+      if (i % 3 == 0) continue;
+      keys.push_back((i % 2 ? "r" : "k") + std::to_string(i));
+      values.push_back(i);
+    }
+    CHECK(keysOf(m) == keys);
+    CHECK(valuesOf(m) == values);
+    for (int i = 0; i < count; ++i) {
+      std::string kept = (i % 2 ? "r" : "k") + std::to_string(i);
+      const int *found = m.find(kept);
+      if (i % 3 == 0) {
+        CHECK_FALSE(found);
+      } else {
+        REQUIRE(found);
+        CHECK(*found == i);
+      }
+      if (i % 2 && i % 3) CHECK_FALSE(m.contains("k" + std::to_string(i))); // the old name is gone
+    }
+    // Inserting after the rewrite still indexes (and finds) the new key.
+    m.set("new", -1);
+    REQUIRE(m.find("new"));
+    CHECK(*m.find("new") == -1);
+    CHECK(m.size() == values.size() + 1);
+  }
+}
+
+TEST_CASE("OrderedMap lookups stay right through index growth", "[orderedmap]") {
+  OrderedMap<int> m;
+  for (int i = 0; i < 5000; ++i) {
+    m.set("key/" + std::to_string(i * 7919), i);
+    if (i % 997 == 0)
+      for (int j = 0; j <= i; ++j) REQUIRE(m.find("key/" + std::to_string(j * 7919)));
+  }
+  for (int i = 0; i < 5000; ++i) {
+    REQUIRE(m.find("key/" + std::to_string(i * 7919)));
+    CHECK(*m.find("key/" + std::to_string(i * 7919)) == i);
+    CHECK_FALSE(m.contains("key/" + std::to_string(i * 7919 + 1)));
+  }
+}

@@ -259,7 +259,10 @@ void verifyProgram(const Program &program, Stage stage) {
       if (plan.bufferSizes.empty() || plan.bufferSizes[0] != 0)
         throw Error("buffer_sizes must start with the reserved entry 0", {}, "/memory_plans/" + name + "/buffer_sizes");
       for (const auto &[tensor, alloc] : plan.allocations) {
-        auto where = [&] { return "/memory_plans/" + name + "/allocations/" + tensor; }; // only for an error
+        // Built only for an error; clang 14 cannot capture structured bindings.
+        auto where = [&methodName = name, &tensorName = tensor] {
+          return "/memory_plans/" + methodName + "/allocations/" + tensorName;
+        };
         if (alloc.memId < 1 || alloc.memId >= plan.bufferSizes.size())
           throw Error("mem_id " + std::to_string(alloc.memId) + " is not an arena of this plan", {}, where());
         std::string local;

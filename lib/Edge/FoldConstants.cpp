@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
+#include "IR/ValueNames.h"
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -273,34 +274,6 @@ std::optional<uint64_t> denseBytes(const ConstantTensor &c) {
 const std::string *singleTensorOutput(const Node &node) {
   if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensor) return nullptr;
   return &node.outputs[0].name;
-}
-
-/// Calls `f` on each tensor name `a` reads, the ones (and in the order)
-/// Argument::collectTensorNames lists, without copying them: this runs on
-/// every operand of every node.
-template <typename F> void forEachTensorName(const Argument &a, F &f) {
-  switch (a.kind) {
-  case ArgKind::Tensor:
-    f(a.name);
-    break;
-  case ArgKind::OptionalTensor:
-    if (!a.name.empty()) f(a.name);
-    break;
-  case ArgKind::Tensors:
-  case ArgKind::OptionalTensors:
-    for (const auto &n : a.names)
-      if (!n.empty()) f(n);
-    break;
-  case ArgKind::NestedTensors:
-    for (const auto &l : a.nestedTensors)
-      for (const auto &n : l) f(n);
-    break;
-  case ArgKind::StringToArgument:
-    for (const auto &entry : a.mapping) forEachTensorName(entry.second, f);
-    break;
-  default:
-    break;
-  }
 }
 
 /// A constant as the folds see it: the table entry with strides filled in.

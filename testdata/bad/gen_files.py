@@ -71,9 +71,15 @@ def deflate_size_lie(out):
 
 
 def bomb(out):
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    # Streamed at deflate level 1: the case's time bound covers making the bomb,
+    # and level 6 on 600 MB took most of it on a loaded machine (ratio ~230:1,
+    # inside deflate's bound, so only the memory limit stops the tool).
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
         z.writestr("m/archive_format", "pt2")
-        z.writestr("m/models/model.json", b" " * (600 << 20))
+        with z.open("m/models/model.json", "w") as f:
+            chunk = b" " * (8 << 20)
+            for _ in range(75):
+                f.write(chunk)
 
 
 def main():

@@ -397,6 +397,34 @@ std::string gatherPart(const DataRef &ref, const ViewLayout &v, uint64_t offset,
 /// never holds more than this.
 constexpr uint64_t kBufferedMax = uint64_t(64) << 20;
 
+/// One buffer per thread for every buffered storage: a fresh one per weight
+/// would fault in (and zero) new pages for each of them. Mapped rather than
+/// allocated, so release() gives the pages back at once (an allocator keeps
+/// freed pages for a while: they would count in the peak RSS under a mapped
+/// storage).
+struct StorageBuffer {
+  char *bytes = nullptr;
+  uint64_t capacity = 0;
+  ~StorageBuffer() { release(); }
+  char *get(uint64_t size) {
+    if (capacity < size) {
+      release(); // not both at once
+      void *map = ::mmap(nullptr, size_t(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (map == MAP_FAILED) return nullptr;
+      ::madvise(map, size_t(size), MADV_HUGEPAGE); // fewer page faults; a hint only
+      bytes = static_cast<char *>(map);
+      capacity = size;
+    }
+    return bytes;
+  }
+  void release() {
+    if (bytes) ::munmap(bytes, size_t(capacity));
+    bytes = nullptr;
+    capacity = 0;
+  }
+};
+thread_local StorageBuffer storageBuffer;
+
 /// Reads the storage's file range into a reused buffer in pieces of a few
 /// hundred KiB, checking each piece's CRC-32 while it is still in the cache
 /// (over a mapping the CRC pass was the first, uncached read of every byte,
@@ -418,28 +446,24 @@ bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const Vi
     ::close(fd);
     return false;
   }
-  // One buffer per thread for every storage: a fresh one per weight would
-  // fault in (and zero) new pages for each of them.
-  thread_local std::unique_ptr<char[]> buffer;
-  thread_local uint64_t capacity = 0;
-  if (capacity < length) {
-    buffer.reset(); // not both at once
-    buffer.reset(new char[size_t(length)]);
-    capacity = length;
+  char *buffer = storageBuffer.get(length);
+  if (!buffer) {
+    ::close(fd);
+    return false;
   }
   constexpr uint64_t kPiece = uint64_t(256) << 10; // in L2 while its CRC is taken
   uint32_t crc = 0;
   bool ok = true;
   for (uint64_t at = 0; ok && at < length;) {
-    ssize_t n = ::pread(fd, buffer.get() + at, size_t(std::min(kPiece, length - at)), off_t(offset + at));
+    ssize_t n = ::pread(fd, buffer + at, size_t(std::min(kPiece, length - at)), off_t(offset + at));
     if (n < 0 && errno == EINTR) continue;
     ok = n > 0;
-    if (ok) crc = crc32Update(crc, std::string_view(buffer.get() + at, size_t(n)));
+    if (ok) crc = crc32Update(crc, std::string_view(buffer + at, size_t(n)));
     at += ok ? uint64_t(n) : 0;
   }
   ::close(fd);
   if (!ok || (ref.crc32 && crc != *ref.crc32)) return false;
-  gather(buffer.get(), v, sink);
+  gather(buffer, v, sink);
   return true;
 }
 
@@ -463,6 +487,8 @@ bool gatherMapped(const pte::BlobSource &storage, const DataRef &ref, const View
     ::close(fd);
     return false;
   }
+  // The mapping counts in the peak RSS: not on top of the buffer's 64 MB.
+  storageBuffer.release();
   uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
   uint64_t start = offset / page * page, skip = offset - start;
   // MAP_POPULATE maps the cached pages in one go instead of one fault per page.

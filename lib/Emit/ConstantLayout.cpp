@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
@@ -59,7 +59,7 @@ void tileScalar(const char *in, char *out, size_t rows, size_t cols, size_t inRo
   tileRest<E>(in, out, rows, cols, inRow, outRow, elem, 0, 0);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 // Register blocks move whole rows with integer unpacks: bit-exact, no float
 // semantics (a signalling NaN comes out as it went in). Each kernel covers
 // the largest multiple of its block and leaves the edges to tileRest.
@@ -152,7 +152,7 @@ __attribute__((target("avx2"))) void tile4Avx2(const char *in, char *out, size_t
 /// it has none for that width.
 TileFn tileKernel(TransposeKernel kernel, size_t elem) {
   switch (elem) {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
   case 2:
     // No AVX2 kernel: an 8x16 one (the SSE2 transpose in both lanes) ran at
     // two thirds of the SSE2 kernel's speed on a 1024x1024 fp16 weight.
@@ -295,7 +295,7 @@ void gather(const char *in, const ViewLayout &v, const std::function<void(std::s
 bool transposeKernelAvailable(TransposeKernel kernel) {
   switch (kernel) {
   case TransposeKernel::Scalar: return true;
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
   case TransposeKernel::Sse2: return true;
   case TransposeKernel::Avx2: return __builtin_cpu_supports("avx2");
 #else
@@ -355,12 +355,17 @@ std::string gatherPart(const DataRef &ref, const ViewLayout &v, uint64_t offset,
   std::string bytes;
   bytes.reserve(size_t((last - first) * v.elem));
   // Mapped (only the touched pages fault in, 16 at a time with fault-around),
-  // a sample costs a few page faults instead of a pread per element: 3 samples
-  // of 225 transposed weights made 691k system calls.
+  // a long part costs a few page faults instead of a pread per element (4 KiB
+  // samples of 225 transposed weights made 691k system calls). A few elements
+  // (a DistinctBlobs sample part of 256 bytes: 64 fp32 elements, each in its
+  // own row of a transposed weight) cost less as a pread each than as faults
+  // on a mapping of the whole storage and its tear-down.
   struct stat st;
   uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
   uint64_t start = ref.offset / page * page, skip = ref.offset - start;
-  void *map = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ref.length > 0 &&
+  constexpr uint64_t kPreadElements = 256;
+  bool few = last - first <= kPreadElements && v.elem <= sizeof element;
+  void *map = !few && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ref.length > 0 &&
                       ref.offset + ref.length <= uint64_t(st.st_size)
                   ? ::mmap(nullptr, size_t(skip + ref.length), PROT_READ, MAP_PRIVATE, fd, off_t(start))
                   : MAP_FAILED;

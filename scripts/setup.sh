@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make python3 pkgconf
   libcli11-dev nlohmann-json3-dev flatbuffers-compiler libflatbuffers-dev
-  libyaml-cpp-dev catch2 libsimdjson-dev libzip-dev libssl-dev zlib1g-dev libdeflate-dev libmimalloc-dev
+  libyaml-cpp-dev catch2 libsimdjson-dev libzip-dev libssl-dev zlib1g-dev libdeflate-dev libisal-dev libmimalloc-dev
   llvm-14-tools
   clang-14 libclang-rt-14-dev # fuzz/run.sh: clang with libFuzzer, ASan and UBSan
 )

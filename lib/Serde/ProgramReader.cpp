@@ -161,7 +161,7 @@ void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
     c.strides = tensor.strides;
     c.storageOffset = tensor.storageOffset;
     c.data.file = file;
-    c.data.offset = inner.dataOffset(storage);
+    c.data.offset = inner.dataOffset(*sm);
     c.data.length = sm->size;
     stampArchiveRange(c.data, outer, sm->crc);
     addConstant(out, key, std::move(c), where);
@@ -229,7 +229,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
     c.storageOffset = tensorMeta->storageOffset.value;
     c.data.file = file;
-    c.data.offset = zip.dataOffset(member);
+    c.data.offset = zip.dataOffset(*m);
     c.data.length = m->size;
     stampArchiveRange(c.data, zip, m->crc);
     addConstant(out, fqn, std::move(c), where);

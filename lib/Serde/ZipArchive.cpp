@@ -446,12 +446,17 @@ simdjson::padded_string ZipArchive::readPadded(const std::string &name) const {
 uint64_t ZipArchive::dataOffset(const std::string &name) const {
   const ZipMember *member = find(name);
   if (!member) throw Error("zip member '" + name + "' not found", displayName_);
-  if (!member->stored)
-    throw Error("zip member '" + name + "' is compressed; only stored members can be referenced in place",
+  return dataOffset(*member);
+}
+
+uint64_t ZipArchive::dataOffset(const ZipMember &member) const {
+  if (!member.stored)
+    throw Error("zip member '" + member.name + "' is compressed; only stored members can be referenced in place",
                 displayName_);
-  if (member->flags & kFlagEncrypted)
-    throw Error("zip member '" + name + "' is encrypted; its data cannot be referenced in place", displayName_);
-  return member->dataOffset;
+  if (member.flags & kFlagEncrypted)
+    throw Error("zip member '" + member.name + "' is encrypted; its data cannot be referenced in place",
+                displayName_);
+  return member.dataOffset;
 }
 
 bool looksLikeZip(const std::string &path) {

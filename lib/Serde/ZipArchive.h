@@ -54,6 +54,8 @@ public:
   simdjson::padded_string readPadded(const std::string &name) const;
   /// Absolute offset, in the underlying file, of a STORED member's data.
   uint64_t dataOffset(const std::string &name) const;
+  /// The same for a member of this archive found already.
+  uint64_t dataOffset(const ZipMember &member) const;
 
   const std::string &path() const { return path_; }
   const std::string &displayName() const { return displayName_; }

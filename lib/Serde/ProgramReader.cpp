@@ -123,8 +123,10 @@ std::string absolutePath(const std::string &path) { return fs::absolute(path).le
 
 void addConstant(OrderedMap<ConstantTensor> &out, const std::string &fqn, ConstantTensor c,
                  const std::string &where) {
-  if (const ConstantTensor *existing = out.find(fqn); existing && !(*existing == c))
-    throw Error("constant '" + fqn + "' is defined twice with different data", where);
+  if (const ConstantTensor *existing = out.find(fqn)) {
+    if (!(*existing == c)) throw Error("constant '" + fqn + "' is defined twice with different data", where);
+    return; // the same data again (a tied weight listed twice)
+  }
   out.set(fqn, std::move(c));
 }
 
@@ -159,7 +161,7 @@ void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
     c.strides = tensor.strides;
     c.storageOffset = tensor.storageOffset;
     c.data.file = file;
-    c.data.offset = inner.dataOffset(storage);
+    c.data.offset = inner.dataOffset(*sm);
     c.data.length = sm->size;
     stampArchiveRange(c.data, outer, sm->crc);
     addConstant(out, key, std::move(c), where);
@@ -169,6 +171,7 @@ void addTorchSaveConstants(const ZipArchive &outer, const std::string &member,
 std::vector<int64_t> staticInts(const std::vector<SymInt> &values, const std::string &fqn,
                                 const std::string &where) {
   std::vector<int64_t> out;
+  out.reserve(values.size());
   for (const auto &v : values) {
     if (v.isExpr) throw Error("constant '" + fqn + "' has a symbolic shape", where);
     out.push_back(v.value);
@@ -180,17 +183,20 @@ std::vector<int64_t> staticInts(const std::vector<SymInt> &values, const std::st
 void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const std::string &configMember,
                          OrderedMap<ConstantTensor> &out) {
   std::string where = zip.displayName() + ":" + configMember;
-  std::string configText = zip.read(configMember);
-  json::Document doc(std::string_view(configText), where);
+  // Parsed in the buffer it is read into (a 100k-weight config is 30 MB).
+  json::Document doc(zip.readPadded(configMember), where);
   json::Reader r(where);
   json::Object root = r.object(doc.root());
   auto config = root.at_key("config");
   if (config.error()) r.fail("missing required field 'config' of PayloadConfig");
   json::Reader::KeyScope configScope(r, "config");
   std::string file = absolutePath(zip.path());
-  for (auto entry : r.object(config.value_unsafe())) {
+  json::Object entries = r.object(config.value_unsafe());
+  out.reserve(out.size() + entries.size());
+  std::string fqn, member;
+  for (auto entry : entries) {
     json::Reader::KeyScope entryScope(r, entry.key);
-    std::string fqn(entry.key);
+    fqn.assign(entry.key);
     json::Object meta = r.object(entry.value);
     std::string pathName;
     bool usePickle = false;
@@ -204,7 +210,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     }
     if (pathName.empty()) r.fail("missing required field 'path_name' of PayloadMeta");
     if (!tensorMeta) continue; // a TorchBind custom object, not a tensor
-    std::string member = folder + pathName;
+    member.assign(folder).append(pathName);
     if (usePickle) {
       // A tensor subclass saved with torch.save: the member is itself a zip.
       OrderedMap<ConstantTensor> pickled;
@@ -223,7 +229,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
     c.storageOffset = tensorMeta->storageOffset.value;
     c.data.file = file;
-    c.data.offset = zip.dataOffset(member);
+    c.data.offset = zip.dataOffset(*m);
     c.data.length = m->size;
     stampArchiveRange(c.data, zip, m->crc);
     addConstant(out, fqn, std::move(c), where);
@@ -445,20 +451,23 @@ namespace {
 /// Sizes of data files, stat'ed once each: 100k constants share one archive.
 using FileSizes = std::unordered_map<std::string, std::pair<uint64_t, std::error_code>>;
 
-void checkDataFile(const DataRef &ref, const std::string &what, const std::string &pointer, FileSizes &sizes) {
+// `what()` and `pointer()` name the reference in errors; they are called only
+// on an error (100k constants made 400k strings per check otherwise).
+template <typename What, typename Pointer>
+void checkDataFile(const DataRef &ref, const What &what, const Pointer &pointer, FileSizes &sizes) {
   if (ref.inlineBytes || ref.file.empty()) return;
   auto [slot, fresh] = sizes.try_emplace(ref.file);
   if (fresh) slot->second.first = fs::file_size(ref.file, slot->second.second);
   auto [size, ec] = slot->second;
-  if (ec) throw Error(what + ": its data file '" + ref.file + "' is missing or unreadable (" + ec.message() + ")", {}, pointer);
+  if (ec) throw Error(what() + ": its data file '" + ref.file + "' is missing or unreadable (" + ec.message() + ")", {}, pointer());
   if (ref.fileSize && size != *ref.fileSize)
-    throw Error(what + ": its data file '" + ref.file + "' has " + std::to_string(size) + " bytes but had " +
+    throw Error(what() + ": its data file '" + ref.file + "' has " + std::to_string(size) + " bytes but had " +
                     std::to_string(*ref.fileSize) + " when it was referenced: the file was replaced after the artifact was written",
-                {}, pointer);
+                {}, pointer());
   if (ref.offset > size || ref.length > size - ref.offset)
-    throw Error(what + ": bytes " + std::to_string(ref.offset) + ".." + std::to_string(ref.offset + ref.length) +
+    throw Error(what() + ": bytes " + std::to_string(ref.offset) + ".." + std::to_string(ref.offset + ref.length) +
                     " of '" + ref.file + "' lie past the end of the file (" + std::to_string(size) + " bytes)",
-                {}, pointer);
+                {}, pointer());
 }
 std::string intsText(const std::vector<int64_t> &values) {
   std::string out = "[";
@@ -468,33 +477,41 @@ std::string intsText(const std::vector<int64_t> &values) {
 
 // The view (sizes, strides, storage offset) must lie inside the referenced
 // bytes, or the emitter would copy bytes of whatever follows in the file.
-void checkConstantExtent(const ConstantTensor &c, const std::string &what, const std::string &pointer) {
+template <typename What, typename Pointer>
+void checkConstantExtent(const ConstantTensor &c, const What &what, const Pointer &pointer) {
   uint64_t length = c.data.inlineBytes ? c.data.inlineBytes->size() : c.data.length;
   if (c.data.file.empty() && !c.data.inlineBytes) return; // no data yet (exir-edge warns)
-  std::string layout = std::string(shortName(c.dtype)) + intsText(c.sizes) + " (strides " + intsText(c.strides) +
-                       ", storage offset " + std::to_string(c.storageOffset) + ")";
+  auto layout = [&] {
+    return std::string(shortName(c.dtype)) + intsText(c.sizes) + " (strides " + intsText(c.strides) +
+           ", storage offset " + std::to_string(c.storageOffset) + ")";
+  };
   std::optional<uint64_t> needed = c.storageBytesNeeded();
-  if (!needed) throw Error(what + ": " + layout + " is not a valid view", {}, pointer);
+  if (!needed) throw Error(what() + ": " + layout() + " is not a valid view", {}, pointer());
   if (*needed > length)
-    throw Error(what + ": " + layout + " reads " + std::to_string(*needed) + " bytes of its storage but the data reference holds " +
+    throw Error(what() + ": " + layout() + " reads " + std::to_string(*needed) + " bytes of its storage but the data reference holds " +
                     std::to_string(length),
-                {}, pointer);
+                {}, pointer());
 }
 } // namespace
 
 void checkDataFiles(const Program &program) {
   FileSizes sizes;
-  for (const auto &[fqn, c] : program.constants) {
-    checkDataFile(c.data, "constant '" + fqn + "'", "/constants/" + fqn + "/data", sizes);
-    checkConstantExtent(c, "constant '" + fqn + "'", "/constants/" + fqn);
+  for (const auto &constant : program.constants) {
+    const std::string &fqn = constant.first;
+    auto what = [&] { return "constant '" + fqn + "'"; };
+    checkDataFile(constant.second.data, what, [&] { return "/constants/" + fqn + "/data"; }, sizes);
+    checkConstantExtent(constant.second, what, [&] { return "/constants/" + fqn; });
   }
-  for (const auto &[name, d] : program.delegates) {
-    checkDataFile(d.processed, "blob of delegate '" + name + "'", "/delegates/" + name + "/processed", sizes);
-    for (const auto &[fqn, c] : d.namedData) {
-      checkDataFile(c.data, "constant '" + fqn + "' of delegate '" + name + "'",
-                    "/delegates/" + name + "/named_data/" + fqn + "/data", sizes);
-      checkConstantExtent(c, "constant '" + fqn + "' of delegate '" + name + "'",
-                          "/delegates/" + name + "/named_data/" + fqn);
+  for (const auto &delegate : program.delegates) {
+    const std::string &name = delegate.first;
+    checkDataFile(delegate.second.processed, [&] { return "blob of delegate '" + name + "'"; },
+                  [&] { return "/delegates/" + name + "/processed"; }, sizes);
+    for (const auto &constant : delegate.second.namedData) {
+      const std::string &fqn = constant.first;
+      auto what = [&] { return "constant '" + fqn + "' of delegate '" + name + "'"; };
+      checkDataFile(constant.second.data, what, [&] { return "/delegates/" + name + "/named_data/" + fqn + "/data"; },
+                    sizes);
+      checkConstantExtent(constant.second, what, [&] { return "/delegates/" + name + "/named_data/" + fqn; });
     }
   }
 }

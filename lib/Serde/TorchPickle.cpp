@@ -395,7 +395,10 @@ public:
   Collector(const std::string &where, std::vector<std::pair<std::string, PickledTensor>> &out)
       : where_(where), out_(out) {}
 
-  void collect(Value &v, const std::string &key, size_t depth) {
+  /// `key` is the dotted path of `v`; it is extended in place for each child
+  /// and cut back after it (a shared-reference pickle visits millions of entries,
+  /// and a new string per entry was most of the time it took to refuse one).
+  void collect(Value &v, std::string &key, size_t depth) {
     if (++visits_ > kMaxPickleVisits)
       throw Error("pickle: more than " + std::to_string(kMaxPickleVisits) +
                       " container entries when expanded (too many shared references)",
@@ -408,14 +411,20 @@ public:
     if (depth >= kMaxPickleDepth)
       throw Error("pickle: containers nest deeper than " + std::to_string(kMaxPickleDepth) + " levels", where_);
     v.onPath = true;
-    auto join = [&](const std::string &part) { return key.empty() ? part : key + "." + part; };
+    size_t keep = key.size();
+    auto descend = [&](std::string_view part, Value &item) {
+      if (keep) key += '.';
+      key += part;
+      collect(item, key, depth + 1);
+      key.resize(keep);
+    };
     if (v.kind == Value::Kind::Dict) {
-      for (const auto &[k, item] : v.entries) {
-        if (k->kind != Value::Kind::String) throw Error("pickle: a dict key is not a string", where_);
-        collect(*item, join(k->text), depth + 1);
+      for (const auto &entry : v.entries) {
+        if (entry.first->kind != Value::Kind::String) throw Error("pickle: a dict key is not a string", where_);
+        descend(entry.first->text, *entry.second);
       }
     } else {
-      for (size_t i = 0; i < v.items.size(); ++i) collect(*v.items[i], join(std::to_string(i)), depth + 1);
+      for (size_t i = 0; i < v.items.size(); ++i) descend(std::to_string(i), *v.items[i]);
     }
     v.onPath = false;
   }
@@ -433,7 +442,8 @@ std::vector<std::pair<std::string, PickledTensor>> readPickledTensors(std::strin
   Unpickler unpickler(pickle, where);
   ValuePtr root = unpickler.run();
   std::vector<std::pair<std::string, PickledTensor>> out;
-  Collector(where, out).collect(*root, "", 0);
+  std::string key;
+  Collector(where, out).collect(*root, key, 0);
   return out;
 }
 

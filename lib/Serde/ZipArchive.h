@@ -2,12 +2,15 @@
 //
 // torch.export archives (.pt2, legacy export zips, ETRecord) are zips whose
 // weight members are STORED. We never copy weights: a constant is a DataRef to
-// the byte range of a member's data inside the archive file. libzip lists and
-// reads members (CRC-checked); the one thing it lacks, the offset of a member's
-// data, we read from the central directory (ZIP64 included) and the local
-// headers ourselves. An archive can also be a byte range of a file,
-// which is how zips nested inside a stored member (torch.save pickles inside a
-// legacy export zip) are opened without extracting them.
+// the byte range of a member's data inside the archive file. The reader is our
+// own (PKWARE APPNOTE: end of central directory, ZIP64 included, the central
+// directory, each member's local header checked against its directory entry),
+// so opening an archive of 100k weight members is one pass over its directory
+// and a few hundred reads, and every member's data offset comes with it.
+// Members are read STORED or deflated, CRC-checked. An archive can also be a
+// byte range of a file, which is how zips nested inside a stored member
+// (torch.save pickles inside a legacy export zip) are opened without
+// extracting them.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -15,10 +18,8 @@
 #include <simdjson.h>
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace exir {
@@ -29,6 +30,9 @@ struct ZipMember {
   uint64_t compressedSize = 0;
   bool stored = false;         // compression method 0 (data usable in place)
   uint32_t crc = 0;
+  uint16_t method = 0;         // compression method (0 stored, 8 deflated)
+  uint16_t flags = 0;          // general purpose bit flags
+  uint64_t dataOffset = 0;     // absolute offset of the (compressed) data in the file
 };
 
 class ZipArchive {
@@ -50,6 +54,8 @@ public:
   simdjson::padded_string readPadded(const std::string &name) const;
   /// Absolute offset, in the underlying file, of a STORED member's data.
   uint64_t dataOffset(const std::string &name) const;
+  /// The same for a member of this archive found already.
+  uint64_t dataOffset(const ZipMember &member) const;
 
   const std::string &path() const { return path_; }
   const std::string &displayName() const { return displayName_; }
@@ -59,28 +65,27 @@ public:
   uint64_t fileSize() const { return fileSize_; }
 
 private:
-  /// Reads a member to its end (libzip checks the CRC); `start(declaredSize)`
-  /// returns the sink `(const char *, size_t)` that receives the bytes.
-  template <typename Start> void readMember(const std::string &name, Start start) const;
-  struct Handle;
+  void readDirectory();
+  /// Exactly `n` bytes at `offset` of the archive into `out`; `what` names them in errors.
+  void readAt(uint64_t offset, char *out, uint64_t n, const char *what) const;
+  /// The member, checked to be readable into memory whole.
+  const ZipMember &memberToRead(const std::string &name) const;
+  /// A STORED member's bytes into `out` (member.size bytes), CRC-checked.
+  void readStored(const ZipMember &member, char *out) const;
+  /// A deflated member's bytes, passed to `append(const char *, size_t)` as they inflate.
+  template <typename Append> void readDeflated(const ZipMember &member, Append append) const;
+  [[noreturn]] void fail(const std::string &message, uint64_t offset) const;
+
   std::string path_, displayName_;
   uint64_t start_ = 0, length_ = 0, fileSize_ = 0;
-  std::unique_ptr<Handle> handle_;
+  int fd_ = -1;
   std::vector<ZipMember> members_;
-  std::unordered_map<std::string, size_t> memberIndex_;
-  /// Filled on the first dataOffset() call, in one pass over the directory.
-  mutable std::unordered_map<std::string, uint64_t> dataOffsets_;
-  mutable bool dataOffsetsRead_ = false;
+  /// Open-addressing index of members_ by name: (hash tag << 32) | (position + 1),
+  /// 0 when free. Flat, so 100k lookups do not each chase a node of a std::unordered_map.
+  std::vector<uint64_t> index_;
 };
 
 /// True if the file starts with a zip local-header signature ("PK\3\4").
 bool looksLikeZip(const std::string &path);
-
-namespace detail {
-/// Data offsets (in the file) of every member of the zip at [start, start+length),
-/// read from its central directory (ZIP64 included) and local headers.
-std::unordered_map<std::string, uint64_t> zipMemberDataOffsets(const std::string &path, uint64_t start,
-                                                               uint64_t length, const std::string &displayName);
-} // namespace detail
 
 } // namespace exir

@@ -61,10 +61,14 @@ template <typename F> void forEachValueName(const Argument &arg, F &&f) {
 /// own). An open-addressing table with a word-at-a-time hash: a 100k-node graph
 /// has half a million uses, and std::hash plus a node-based map cost a slow
 /// byte-wise hash, an allocation and several cache misses per name.
+/// find() updates a cache of recent lookups: not for concurrent use.
 class ValueIndex {
 public:
   static constexpr uint32_t npos = UINT32_MAX;
 
+  ValueIndex() {
+    for (auto &r : recent_) r = {0, npos};
+  }
   void reserve(size_t n) {
     names_.reserve(n);
     if (slots_.size() < 2 * n) rehash(n);
@@ -75,19 +79,21 @@ public:
   uint32_t find(std::string_view name) const {
     if (slots_.empty()) return npos;
     uint64_t h = hash(name);
+    if (uint32_t id = recent(h, name); id != npos) return id;
     size_t mask = slots_.size() - 1;
     uint64_t tag = h & ~uint64_t(0xffffffff);
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       uint64_t slot = slots_[i];
       if (slot == 0) return npos;
       uint32_t id = uint32_t(slot) - 1;
-      if ((slot & ~uint64_t(0xffffffff)) == tag && names_[id] == name) return id;
+      if ((slot & ~uint64_t(0xffffffff)) == tag && names_[id] == name) return remember(h, id);
     }
   }
   /// The id of `name`, added as the next id if new.
   uint32_t intern(std::string_view name) {
     if (2 * (names_.size() + 1) > slots_.size()) rehash(names_.size() + 1);
     uint64_t h = hash(name);
+    if (uint32_t id = recent(h, name); id != npos) return id;
     size_t mask = slots_.size() - 1;
     uint64_t tag = h & ~uint64_t(0xffffffff);
     for (size_t i = h & mask;; i = (i + 1) & mask) {
@@ -96,10 +102,10 @@ public:
         uint32_t id = uint32_t(names_.size());
         slots_[i] = tag | (uint64_t(id) + 1);
         names_.push_back(name);
-        return id;
+        return remember(h, id);
       }
       uint32_t id = uint32_t(slot) - 1;
-      if ((slot & ~uint64_t(0xffffffff)) == tag && names_[id] == name) return id;
+      if ((slot & ~uint64_t(0xffffffff)) == tag && names_[id] == name) return remember(h, id);
     }
   }
 
@@ -125,6 +131,20 @@ public:
   }
 
 private:
+  // Most uses name a value defined or used a few nodes before: a small
+  // direct-mapped cache of recent lookups (hash, id) answers those from
+  // memory still in cache, where the table probe and the key compare would
+  // each miss on a table of several MB.
+  static constexpr size_t kRecent = 64;
+  uint32_t recent(uint64_t h, std::string_view name) const {
+    const auto &[rh, id] = recent_[h % kRecent];
+    return rh == h && id != npos && names_[id] == name ? id : npos;
+  }
+  uint32_t remember(uint64_t h, uint32_t id) const {
+    recent_[h % kRecent] = {h, id};
+    return id;
+  }
+
   /// A table for at least `n` names (power of two, at most half full).
   void rehash(size_t n) {
     size_t cap = 16;
@@ -151,6 +171,7 @@ private:
 
   std::vector<std::string_view> names_;
   std::vector<uint64_t> slots_; // (hash tag << 32) | (id + 1); 0 = free
+  mutable std::pair<uint64_t, uint32_t> recent_[kRecent];
 };
 
 } // namespace exir

@@ -84,6 +84,7 @@ struct StorageAnalysis {
   /// Inputs of a subgraph (cond branch) are BoundInput: bound to the node's
   /// operands, which the enclosing graph plans; never planned here.
   std::unordered_map<uint32_t, std::string> bufferFqn; // mutable buffer placeholder id -> FQN
+  bool hasSubgraphs = false; // a node takes a graph argument (cond)
 
   static constexpr uint32_t npos = UINT32_MAX;
   uint32_t find(const std::string &name) const { return ids.find(name); }
@@ -154,7 +155,10 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   }
   for (const Node &node : g.nodes) {
     local.clear();
-    for (const auto &in : node.inputs) forEachTensorName(in.arg, [&](const std::string &n) { touch(n, t); });
+    for (const auto &in : node.inputs) {
+      forEachTensorName(in.arg, [&](const std::string &n) { touch(n, t); });
+      a.hasSubgraphs |= in.arg.kind == ArgKind::Graph;
+    }
     for (const auto &o : node.outputs) forEachTensorName(o, [&](const std::string &n) { touch(n, t); });
     rules.node(
         node, [&](const std::string &n) { allocFlag(n) = 1; }, [&](const std::string &n) { return allocFlag(n) != 0; },
@@ -250,9 +254,9 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
 StorageAnalysis analyzeStorage(const ExportedProgram &ep) { return analyzeStorage(ep.graph, &ep); }
 
 /// Nodes with subgraph arguments (cond): node index -> the subgraphs and their paths.
-std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>>
-subgraphsByNode(const Graph &g, const std::string &path) {
-  std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>> out;
+using SubgraphsByNode = std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>>;
+SubgraphsByNode subgraphsByNode(const Graph &g, const std::string &path) {
+  SubgraphsByNode out;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     std::vector<std::pair<const Graph *, std::string>> subs;
     for (const auto &in : g.nodes[i].inputs)
@@ -283,7 +287,7 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   std::vector<uint64_t> reserved(2, 0);
   // (node time, the largest branch lower bound per arena) for the lower bound below.
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> branchBounds;
-  for (const auto &[index, subs] : subgraphsByNode(g, path)) {
+  for (const auto &[index, subs] : a.hasSubgraphs ? subgraphsByNode(g, path) : SubgraphsByNode()) {
     std::vector<uint64_t> nodeRegion(2, 0);
     branchBounds.emplace_back(uint32_t(g.inputs.size() + index), std::vector<uint64_t>(2, 0));
     for (const auto &[sub, subPath] : subs) {
@@ -540,7 +544,7 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
     std::vector<PlacedStorage> storages;
   };
   std::vector<Group> groups;
-  for (const auto &[index, subs] : subgraphsByNode(g, path)) {
+  for (const auto &[index, subs] : a.hasSubgraphs ? subgraphsByNode(g, path) : SubgraphsByNode()) {
     uint32_t t = uint32_t(g.inputs.size() + index), end = t;
     for (const auto &o : g.nodes[index].outputs) {
       std::vector<std::string> names;

@@ -271,7 +271,11 @@ SubgraphsByNode subgraphsByNode(const Graph &g, const std::string &path) {
 struct GraphPlan {
   std::vector<PlanItem> items;
   Placement placement;
-  std::vector<std::pair<std::string, Allocation>> allocations; // scoped value names
+  /// The allocation of every planned value of the graph (names in the graph,
+  /// not scoped: the method's own graph copies each name once, into the plan),
+  /// then those of the graphs below it (scoped names).
+  std::vector<std::pair<const std::string *, Allocation>> own;
+  std::vector<std::pair<std::string, Allocation>> allocations;
   /// Per arena: the bytes live at once at the busiest moment, branches included.
   std::vector<uint64_t> lowerBounds;
 };
@@ -299,9 +303,13 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
       if (nodeRegion.size() < sizes.size()) nodeRegion.resize(sizes.size(), 0);
       if (reserved.size() < sizes.size()) reserved.resize(sizes.size(), 0);
       for (size_t k = 1; k < sizes.size(); ++k) nodeRegion[k] = std::max(nodeRegion[k], sizes[k]);
+      for (auto &[name, alloc] : branch.own) {
+        alloc.offset += reserved[alloc.memId];
+        result.allocations.emplace_back(scopedValueName(subPath, *name), alloc);
+      }
       for (auto &[name, alloc] : branch.allocations) {
         alloc.offset += reserved[alloc.memId];
-        result.allocations.emplace_back(name, alloc);
+        result.allocations.emplace_back(std::move(name), alloc);
       }
     }
     for (size_t k = 1; k < nodeRegion.size(); ++k) reserved[k] += nodeRegion[k];
@@ -358,16 +366,13 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   }
   // Every value name whose storage was planned gets the placement (aliases included),
   // so the emitter can look any value up directly.
-  std::vector<std::pair<std::string, Allocation>> own;
-  own.reserve(g.tensorValues.size() + result.allocations.size());
+  result.own.reserve(g.tensorValues.size());
   uint32_t id = 0; // tensor_values positions are ids
   for (const auto &[name, meta] : g.tensorValues) {
     uint32_t item = itemOf[a.root[id++]];
     if (item == StorageAnalysis::npos) continue;
-    own.emplace_back(scopedValueName(path, name), Allocation{result.items[item].memId, result.placement.offsets[item]});
+    result.own.emplace_back(&name, Allocation{result.items[item].memId, result.placement.offsets[item]});
   }
-  own.insert(own.end(), result.allocations.begin(), result.allocations.end());
-  result.allocations = std::move(own);
   return result;
 }
 
@@ -417,7 +422,8 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     plan.bufferSizes = d.placement.arenaSizes;
     plan.lowerBounds = d.lowerBounds;
     plan.lowerBounds.resize(plan.bufferSizes.size(), 0);
-    plan.allocations.reserve(gp.allocations.size());
+    plan.allocations.reserve(gp.own.size() + gp.allocations.size());
+    for (const auto &[name, alloc] : gp.own) plan.allocations.set(*name, alloc);
     for (const auto &[name, alloc] : gp.allocations) plan.allocations.set(name, alloc);
     method.plan = std::move(plan);
     details[methodName] = std::move(d);

@@ -95,6 +95,33 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
                 whereOf() + "/storage_offset");
 }
 
+/// Where the next definition's name probably sits in tensor_values: exported
+/// values come in definition order, and the allocs exir-plan adds are appended
+/// in node order, so a graph's outputs walk two runs of tensor_values. Trying
+/// the name after each run's last match (memory in cache) saves most lookups;
+/// a miss costs one short compare.
+class DefinitionCursor {
+public:
+  /// The position of `name` if it is where a run continues, else npos.
+  template <typename NameAt> uint32_t match(std::string_view name, uint32_t limit, const NameAt &nameAt) {
+    for (int k : {last_, 1 - last_})
+      if (next_[k] < limit && nameAt(next_[k]) == name) {
+        last_ = k;
+        return next_[k]++;
+      }
+    return UINT32_MAX;
+  }
+  /// A definition found by lookup at `id` starts or continues the other run.
+  void found(uint32_t id) {
+    last_ = 1 - last_;
+    next_[last_] = id + 1;
+  }
+
+private:
+  uint32_t next_[2] = {0, 0};
+  int last_ = 0;
+};
+
 /// `index` (when given) ends up holding the graph's value names: the
 /// tensor_values keys first, as ids 0..n-1 in their order, then the other
 /// defined names.
@@ -108,10 +135,17 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
   ids.reserve(graph.tensorValues.size() + graph.inputs.size() + 16);
   for (const auto &[name, meta] : graph.tensorValues) ids.intern(name);
   std::vector<uint8_t> defined(ids.size(), 0);
+  const uint32_t numTensorValues = uint32_t(ids.size());
+  DefinitionCursor cursor;
+  auto nameAt = [&](uint32_t id) { return ids.name(id); };
   // Locations are built only for an error: a 100k-node graph would build 100k strings.
   auto define = [&](const std::string &name, const auto &where) {
     if (name.empty()) return;
-    uint32_t id = ids.find(name);
+    uint32_t id = cursor.match(name, numTensorValues, nameAt);
+    if (id == ValueIndex::npos) {
+      id = ids.find(name);
+      if (id < numTensorValues) cursor.found(id);
+    }
     if (id != ValueIndex::npos && defined[id]) throw Error("value '" + name + "' is defined twice", {}, where());
     if (id == ValueIndex::npos) {
       // Not a tensor value (those were all added above): a symbolic value or an object.
@@ -291,6 +325,9 @@ void verifyProgram(const Program &program, Stage stage) {
       const MemoryPlan &plan = *method.plan;
       if (plan.bufferSizes.empty() || plan.bufferSizes[0] != 0)
         throw Error("buffer_sizes must start with the reserved entry 0", {}, "/memory_plans/" + name + "/buffer_sizes");
+      // exir-plan writes the allocations in tensor_values order: the name after
+      // the last one matched is tried before a lookup.
+      uint32_t next = 0;
       for (const auto &[tensor, alloc] : plan.allocations) {
         // Built only for an error; clang 14 cannot capture structured bindings.
         auto where = [&methodName = name, &tensorName = tensor] {
@@ -300,8 +337,10 @@ void verifyProgram(const Program &program, Stage stage) {
           throw Error("mem_id " + std::to_string(alloc.memId) + " is not an arena of this plan", {}, where());
         // A key of the method's own graph: one lookup in the names numbered above.
         if (tensor.find('/') == std::string::npos) {
-          if (ids.find(tensor) >= graph.tensorValues.size())
+          uint32_t id = next < graph.tensorValues.size() && ids.name(next) == tensor ? next : ids.find(tensor);
+          if (id >= graph.tensorValues.size())
             throw Error("allocation for unknown tensor '" + tensor + "'", {}, where());
+          next = id + 1;
           continue;
         }
         std::string local;

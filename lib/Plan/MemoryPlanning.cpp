@@ -106,6 +106,33 @@ struct StorageAnalysis {
   }
 };
 
+/// Where the next definition's name probably sits in tensor_values: exported
+/// values come in definition order, and the allocs exir-plan adds are appended
+/// in node order, so a graph's outputs walk two runs of tensor_values. Trying
+/// the name after each run's last match (memory in cache) saves most lookups;
+/// a miss costs one short compare.
+class DefinitionCursor {
+public:
+  /// The position of `name` if it is where a run continues, else npos.
+  template <typename NameAt> uint32_t match(std::string_view name, uint32_t limit, const NameAt &nameAt) {
+    for (int k : {last_, 1 - last_})
+      if (next_[k] < limit && nameAt(next_[k]) == name) {
+        last_ = k;
+        return next_[k]++;
+      }
+    return UINT32_MAX;
+  }
+  /// A definition found by lookup at `id` starts or continues the other run.
+  void found(uint32_t id) {
+    last_ = 1 - last_;
+    next_[last_] = id + 1;
+  }
+
+private:
+  uint32_t next_[2] = {0, 0};
+  int last_ = 0;
+};
+
 /// `ep` is null for a subgraph, whose inputs are bound to the operands of its node.
 StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   StorageAnalysis a;
@@ -122,8 +149,14 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   // The names of the current node and their ids, so that the alias rules
   // (which name names of this node) need no second lookup.
   std::vector<std::pair<const std::string *, uint32_t>> local;
-  auto touch = [&](const std::string &name, uint32_t t) {
-    uint32_t id = a.intern(name);
+  DefinitionCursor cursor;
+  auto nameAt = [&](uint32_t id) -> const std::string & { return a.name(id); };
+  auto touch = [&](const std::string &name, uint32_t t, bool definition = false) {
+    uint32_t id = definition ? cursor.match(name, a.numTensorValues, nameAt) : StorageAnalysis::npos;
+    if (id == StorageAnalysis::npos) {
+      id = a.intern(name);
+      if (definition && id < a.numTensorValues) cursor.found(id);
+    }
     if (id >= seen.size()) seen.resize(id + 1, {untouched, untouched});
     if (seen[id].first == untouched) {
       seen[id] = {t, t};
@@ -159,7 +192,7 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
       forEachTensorName(in.arg, [&](const std::string &n) { touch(n, t); });
       a.hasSubgraphs |= in.arg.kind == ArgKind::Graph;
     }
-    for (const auto &o : node.outputs) forEachTensorName(o, [&](const std::string &n) { touch(n, t); });
+    for (const auto &o : node.outputs) forEachTensorName(o, [&](const std::string &n) { touch(n, t, true); });
     rules.node(
         node, [&](const std::string &n) { allocFlag(n) = 1; }, [&](const std::string &n) { return allocFlag(n) != 0; },
         [&](const std::string &value, const std::string &base) { aliasPairs.emplace_back(idOf(value), idOf(base)); });
@@ -478,8 +511,15 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
   // looks its few names up.
   std::vector<const Allocation *> allocOf(a.names.size(), nullptr);
   if (path.empty()) {
-    for (const auto &[key, alloc] : plan.allocations)
-      if (uint32_t id = a.find(key); id != StorageAnalysis::npos) allocOf[id] = &alloc;
+    // exir-plan writes the allocations in tensor_values order: try the name
+    // after the last one matched before hashing (a compare of memory in cache).
+    uint32_t next = 0;
+    for (const auto &[key, alloc] : plan.allocations) {
+      uint32_t id = next < a.numTensorValues && a.name(next) == key ? next : a.find(key);
+      if (id == StorageAnalysis::npos) continue;
+      allocOf[id] = &alloc;
+      next = id + 1;
+    }
   } else {
     for (uint32_t id = 0; id < a.names.size(); ++id)
       allocOf[id] = plan.allocations.find(scopedValueName(path, a.name(id)));

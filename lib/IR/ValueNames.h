@@ -1,13 +1,20 @@
-//===- IR/ValueNames.h - Visit the value names of an argument ---*- C++ -*-===//
+//===- IR/ValueNames.h - Visit and number the value names of a graph -*- C++ -*-===//
 //
 // Argument::collectTensorNames / collectValueNames copy every name into a
 // vector; passes that look at every use of a 100k-node graph call these
 // instead, which hand out references into the argument, in the same order.
+// ValueIndex numbers the names of a graph densely, so a pass keeps its
+// per-value facts in vectors and pays one cheap lookup per use.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "IR/IR.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
 
 namespace exir {
 
@@ -48,5 +55,123 @@ template <typename F> void forEachValueName(const Argument &arg, F &&f) {
   default: break;
   }
 }
+
+/// Dense ids for value names: the first name added gets 0, the next new one 1,
+/// and so on. Keys are views of strings the caller keeps alive (the graph's
+/// own). An open-addressing table with a word-at-a-time hash: a 100k-node graph
+/// has half a million uses, and std::hash plus a node-based map cost a slow
+/// byte-wise hash, an allocation and several cache misses per name.
+/// find() updates a cache of recent lookups: not for concurrent use.
+class ValueIndex {
+public:
+  static constexpr uint32_t npos = UINT32_MAX;
+
+  ValueIndex() {
+    for (auto &r : recent_) r = {0, npos};
+  }
+  void reserve(size_t n) {
+    names_.reserve(n);
+    if (slots_.size() < 2 * n) rehash(n);
+  }
+  size_t size() const { return names_.size(); }
+  std::string_view name(uint32_t id) const { return names_[id]; }
+
+  uint32_t find(std::string_view name) const {
+    if (slots_.empty()) return npos;
+    uint64_t h = hash(name);
+    if (uint32_t id = recent(h, name); id != npos) return id;
+    size_t mask = slots_.size() - 1;
+    uint64_t tag = h & ~uint64_t(0xffffffff);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint64_t slot = slots_[i];
+      if (slot == 0) return npos;
+      uint32_t id = uint32_t(slot) - 1;
+      if ((slot & ~uint64_t(0xffffffff)) == tag && names_[id] == name) return remember(h, id);
+    }
+  }
+  /// The id of `name`, added as the next id if new.
+  uint32_t intern(std::string_view name) {
+    if (2 * (names_.size() + 1) > slots_.size()) rehash(names_.size() + 1);
+    uint64_t h = hash(name);
+    if (uint32_t id = recent(h, name); id != npos) return id;
+    size_t mask = slots_.size() - 1;
+    uint64_t tag = h & ~uint64_t(0xffffffff);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint64_t slot = slots_[i];
+      if (slot == 0) {
+        uint32_t id = uint32_t(names_.size());
+        slots_[i] = tag | (uint64_t(id) + 1);
+        names_.push_back(name);
+        return remember(h, id);
+      }
+      uint32_t id = uint32_t(slot) - 1;
+      if ((slot & ~uint64_t(0xffffffff)) == tag && names_[id] == name) return remember(h, id);
+    }
+  }
+
+  /// wyhash-style: whole words and a 64x64->128 multiply per word; the tail is
+  /// read as overlapping fixed-size loads (no byte loop, no memcpy call).
+  static uint64_t hash(std::string_view s) {
+    const char *p = s.data();
+    size_t n = s.size();
+    uint64_t a, b;
+    if (n >= 8) {
+      uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+      for (size_t i = 0; i + 8 < n; i += 8) h = mix(h ^ load<uint64_t>(p + i), 0xbf58476d1ce4e5b9ull);
+      a = h;
+      b = load<uint64_t>(p + n - 8);
+    } else if (n >= 4) {
+      a = load<uint32_t>(p);
+      b = load<uint32_t>(p + n - 4) ^ (uint64_t(n) << 32);
+    } else {
+      a = n ? uint64_t(uint8_t(p[0])) << 16 | uint64_t(uint8_t(p[n / 2])) << 8 | uint8_t(p[n - 1]) : 0;
+      b = n;
+    }
+    return mix(a ^ 0xa0761d6478bd642full, b ^ 0xe7037ed1a0b428dbull);
+  }
+
+private:
+  // Most uses name a value defined or used a few nodes before: a small
+  // direct-mapped cache of recent lookups (hash, id) answers those from
+  // memory still in cache, where the table probe and the key compare would
+  // each miss on a table of several MB.
+  static constexpr size_t kRecent = 64;
+  uint32_t recent(uint64_t h, std::string_view name) const {
+    const auto &[rh, id] = recent_[h % kRecent];
+    return rh == h && id != npos && names_[id] == name ? id : npos;
+  }
+  uint32_t remember(uint64_t h, uint32_t id) const {
+    recent_[h % kRecent] = {h, id};
+    return id;
+  }
+
+  /// A table for at least `n` names (power of two, at most half full).
+  void rehash(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    slots_.assign(cap, 0);
+    size_t mask = cap - 1;
+    for (uint32_t id = 0; id < names_.size(); ++id) {
+      uint64_t h = hash(names_[id]);
+      size_t i = h & mask;
+      while (slots_[i]) i = (i + 1) & mask;
+      slots_[i] = (h & ~uint64_t(0xffffffff)) | (uint64_t(id) + 1);
+    }
+  }
+
+  template <typename T> static uint64_t load(const char *p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static uint64_t mix(uint64_t x, uint64_t y) {
+    __uint128_t r = __uint128_t(x) * y;
+    return uint64_t(r) ^ uint64_t(r >> 64);
+  }
+
+  std::vector<std::string_view> names_;
+  std::vector<uint64_t> slots_; // (hash tag << 32) | (id + 1); 0 = free
+  mutable std::pair<uint64_t, uint32_t> recent_[kRecent];
+};
 
 } // namespace exir

@@ -66,20 +66,22 @@ void verifyCond(const Node &node, const std::string &where) {
 /// Static sizes, strides and the storage offset are not negative, and the
 /// tensor's static byte size fits in int64 (a size like [2^62, 4] would
 /// overflow every later size computation).
-void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std::string &where) {
+void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std::string &graphLoc) {
+  // Built only for an error: a 100k-node graph has ~300k tensor values.
+  auto whereOf = [&] { return graphLoc + "/tensor_values/" + name; };
   int64_t bytes = int64_t(elementSize(meta.dtype));
   for (size_t d = 0; d < meta.sizes.size(); ++d) {
     const SymInt &s = meta.sizes[d];
     if (s.isExpr) continue;
     if (s.value < 0)
       throw Error("tensor '" + name + "' has negative size " + std::to_string(s.value) + " in dim " + std::to_string(d),
-                  {}, where + "/sizes/" + std::to_string(d));
+                  {}, whereOf() + "/sizes/" + std::to_string(d));
     if (!checkedMul<int64_t>(bytes, s.value)) {
       std::string shape;
       for (const auto &t : meta.sizes) shape += (shape.empty() ? "" : ", ") + (t.isExpr ? t.expr : std::to_string(t.value));
       throw Error("tensor '" + name + "' of sizes [" + shape + "] and " + std::to_string(elementSize(meta.dtype)) +
                       "-byte elements is larger than 2^63-1 bytes",
-                  {}, where + "/sizes");
+                  {}, whereOf() + "/sizes");
     }
     bytes = *checkedMul<int64_t>(bytes, s.value);
   }
@@ -87,27 +89,77 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
     if (!meta.strides[d].isExpr && meta.strides[d].value < 0)
       throw Error("tensor '" + name + "' has negative stride " + std::to_string(meta.strides[d].value) + " in dim " +
                       std::to_string(d),
-                  {}, where + "/strides/" + std::to_string(d));
+                  {}, whereOf() + "/strides/" + std::to_string(d));
   if (!meta.storageOffset.isExpr && meta.storageOffset.value < 0)
     throw Error("tensor '" + name + "' has negative storage offset " + std::to_string(meta.storageOffset.value), {},
-                where + "/storage_offset");
+                whereOf() + "/storage_offset");
 }
 
-void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta) {
-  for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc + "/tensor_values/" + name);
-  // Views of the graph's own strings: the graph outlives this check, and a
-  // 100k-node graph would otherwise copy every name once more.
-  std::unordered_set<std::string_view> defined;
-  defined.reserve(graph.tensorValues.size() + graph.nodes.size() + graph.inputs.size());
+/// Where the next definition's name probably sits in tensor_values: exported
+/// values come in definition order, and the allocs exir-plan adds are appended
+/// in node order, so a graph's outputs walk two runs of tensor_values. Trying
+/// the name after each run's last match (memory in cache) saves most lookups;
+/// a miss costs one short compare.
+class DefinitionCursor {
+public:
+  /// The position of `name` if it is where a run continues, else npos.
+  template <typename NameAt> uint32_t match(std::string_view name, uint32_t limit, const NameAt &nameAt) {
+    for (int k : {last_, 1 - last_})
+      if (next_[k] < limit && nameAt(next_[k]) == name) {
+        last_ = k;
+        return next_[k]++;
+      }
+    return UINT32_MAX;
+  }
+  /// A definition found by lookup at `id` starts or continues the other run.
+  void found(uint32_t id) {
+    last_ = 1 - last_;
+    next_[last_] = id + 1;
+  }
+
+private:
+  uint32_t next_[2] = {0, 0};
+  int last_ = 0;
+};
+
+/// `index` (when given) ends up holding the graph's value names: the
+/// tensor_values keys first, as ids 0..n-1 in their order, then the other
+/// defined names.
+void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta, ValueIndex *index = nullptr) {
+  for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc);
+  // Dense ids for the names (views of the graph's own strings, which outlive
+  // this check): the tensor_values keys are ids 0..n-1, so "has metadata" is
+  // a comparison and "defined" a flag; a 100k-node graph has ~500k uses.
+  ValueIndex local;
+  ValueIndex &ids = index ? *index : local;
+  ids.reserve(graph.tensorValues.size() + graph.inputs.size() + 16);
+  for (const auto &[name, meta] : graph.tensorValues) ids.intern(name);
+  std::vector<uint8_t> defined(ids.size(), 0);
+  const uint32_t numTensorValues = uint32_t(ids.size());
+  DefinitionCursor cursor;
+  auto nameAt = [&](uint32_t id) { return ids.name(id); };
   // Locations are built only for an error: a 100k-node graph would build 100k strings.
   auto define = [&](const std::string &name, const auto &where) {
     if (name.empty()) return;
-    if (!defined.insert(name).second)
-      throw Error("value '" + name + "' is defined twice", {}, where());
-    if (requireMeta && !graph.tensorValues.contains(name) && !graph.symIntValues.contains(name) &&
-        !graph.symBoolValues.contains(name) && !graph.symFloatValues.contains(name) &&
-        !graph.customObjValues.contains(name))
-      throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where());
+    uint32_t id = cursor.match(name, numTensorValues, nameAt);
+    if (id == ValueIndex::npos) {
+      id = ids.find(name);
+      if (id < numTensorValues) cursor.found(id);
+    }
+    if (id != ValueIndex::npos && defined[id]) throw Error("value '" + name + "' is defined twice", {}, where());
+    if (id == ValueIndex::npos) {
+      // Not a tensor value (those were all added above): a symbolic value or an object.
+      if (requireMeta && !graph.symIntValues.contains(name) && !graph.symBoolValues.contains(name) &&
+          !graph.symFloatValues.contains(name) && !graph.customObjValues.contains(name))
+        throw Error("value '" + name + "' has no entry in tensor_values/sym_*_values", {}, where());
+      id = ids.intern(name);
+      defined.resize(ids.size(), 0);
+    }
+    defined[id] = 1;
+  };
+  auto isDefined = [&](const std::string &name) {
+    uint32_t id = ids.find(name);
+    return id != ValueIndex::npos && defined[id];
   };
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     forEachDefinedName(graph.inputs[i], [&](const std::string &n) {
@@ -124,7 +176,7 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
     if (node.target == "torch.ops.higher_order.cond") verifyCond(node, where());
     for (size_t a = 0; a < node.inputs.size(); ++a)
       forEachValueName(node.inputs[a].arg, [&](const std::string &u) {
-        if (!defined.count(u))
+        if (!isDefined(u))
           throw Error("uses '" + u + "' before it is defined (argument '" + node.inputs[a].name +
                           "'; graph not in topological order or value missing)",
                       {}, where() + "/inputs/" + std::to_string(a));
@@ -133,17 +185,17 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i)
     forEachValueName(graph.outputs[i], [&](const std::string &u) {
-      if (!defined.count(u))
+      if (!isDefined(u))
         throw Error("graph output '" + u + "' is not defined", {}, graphLoc + "/outputs/" + std::to_string(i));
     });
 }
 
 /// The name a signature spec refers to, for matching against graph inputs/outputs.
-std::string specArgName(const Argument &arg) {
+std::string_view specArgName(const Argument &arg) {
   switch (arg.kind) {
   case ArgKind::Tensor: case ArgKind::CustomObj: case ArgKind::OptionalTensor: return arg.name;
   case ArgKind::SymInt: case ArgKind::SymBool: case ArgKind::SymFloat:
-    return arg.syms.empty() ? "" : (arg.syms[0].isName ? arg.syms[0].name : "");
+    return arg.syms.empty() || !arg.syms[0].isName ? std::string_view() : std::string_view(arg.syms[0].name);
   default: return "";
   }
 }
@@ -217,9 +269,13 @@ const Graph *graphOfScopedName(const Graph &graph, const std::string &key, std::
 
 } // namespace
 
-void verifyMethodStructure(const ExportedProgram &ep, const std::string &method) {
+namespace {
+
+/// verifyMethodStructure; `index` (when given) gets the names of the method's
+/// graph as verifyGraph numbers them.
+void verifyMethodStructureImpl(const ExportedProgram &ep, const std::string &method, ValueIndex *index) {
   const Graph &graph = ep.graph;
-  verifyGraph(graph, graphLocation(method), /*requireMeta=*/true);
+  verifyGraph(graph, graphLocation(method), /*requireMeta=*/true, index);
   const auto &ins = ep.signature.inputSpecs;
   const auto &outs = ep.signature.outputSpecs;
   if (ins.size() != graph.inputs.size())
@@ -227,9 +283,11 @@ void verifyMethodStructure(const ExportedProgram &ep, const std::string &method)
                     std::to_string(graph.inputs.size()) + " inputs",
                 {}, "/methods/" + method + "/graph_module/signature/input_specs");
   for (size_t i = 0; i < ins.size(); ++i) {
-    std::string a = specArgName(ins[i].arg), b = specArgName(graph.inputs[i]);
+    std::string_view a = specArgName(ins[i].arg), b = specArgName(graph.inputs[i]);
     if (a != b)
-      throw Error("input spec names '" + a + "' but graph input " + std::to_string(i) + " is '" + b + "'", {},
+      throw Error("input spec names '" + std::string(a) + "' but graph input " + std::to_string(i) + " is '" +
+                      std::string(b) + "'",
+                  {},
                   "/methods/" + method + "/graph_module/signature/input_specs/" + std::to_string(i));
   }
   if (outs.size() != graph.outputs.size())
@@ -237,11 +295,19 @@ void verifyMethodStructure(const ExportedProgram &ep, const std::string &method)
                     std::to_string(graph.outputs.size()) + " outputs",
                 {}, "/methods/" + method + "/graph_module/signature/output_specs");
   for (size_t i = 0; i < outs.size(); ++i) {
-    std::string a = specArgName(outs[i].arg), b = specArgName(graph.outputs[i]);
+    std::string_view a = specArgName(outs[i].arg), b = specArgName(graph.outputs[i]);
     if (a != b)
-      throw Error("output spec names '" + a + "' but graph output " + std::to_string(i) + " is '" + b + "'", {},
+      throw Error("output spec names '" + std::string(a) + "' but graph output " + std::to_string(i) + " is '" +
+                      std::string(b) + "'",
+                  {},
                   "/methods/" + method + "/graph_module/signature/output_specs/" + std::to_string(i));
   }
+}
+
+} // namespace
+
+void verifyMethodStructure(const ExportedProgram &ep, const std::string &method) {
+  verifyMethodStructureImpl(ep, method, nullptr);
 }
 
 void verifyProgram(const Program &program, Stage stage) {
@@ -250,7 +316,8 @@ void verifyProgram(const Program &program, Stage stage) {
                 stageName(program.stage) + "'");
   if (program.methods.empty()) throw Error("program has no methods", {}, "/methods");
   for (const auto &[name, method] : program.methods) {
-    verifyMethodStructure(method.program, name);
+    ValueIndex ids; // the tensor_values keys are ids 0..n-1
+    verifyMethodStructureImpl(method.program, name, &ids);
     const Graph &graph = method.program.graph;
     verifyStageRules(graph, graphLocation(name), stage);
     if (stage == Stage::Planned) {
@@ -258,6 +325,9 @@ void verifyProgram(const Program &program, Stage stage) {
       const MemoryPlan &plan = *method.plan;
       if (plan.bufferSizes.empty() || plan.bufferSizes[0] != 0)
         throw Error("buffer_sizes must start with the reserved entry 0", {}, "/memory_plans/" + name + "/buffer_sizes");
+      // exir-plan writes the allocations in tensor_values order: the name after
+      // the last one matched is tried before a lookup.
+      uint32_t next = 0;
       for (const auto &[tensor, alloc] : plan.allocations) {
         // Built only for an error; clang 14 cannot capture structured bindings.
         auto where = [&methodName = name, &tensorName = tensor] {
@@ -265,6 +335,14 @@ void verifyProgram(const Program &program, Stage stage) {
         };
         if (alloc.memId < 1 || alloc.memId >= plan.bufferSizes.size())
           throw Error("mem_id " + std::to_string(alloc.memId) + " is not an arena of this plan", {}, where());
+        // A key of the method's own graph: one lookup in the names numbered above.
+        if (tensor.find('/') == std::string::npos) {
+          uint32_t id = next < graph.tensorValues.size() && ids.name(next) == tensor ? next : ids.find(tensor);
+          if (id >= graph.tensorValues.size())
+            throw Error("allocation for unknown tensor '" + tensor + "'", {}, where());
+          next = id + 1;
+          continue;
+        }
         std::string local;
         const Graph *owner = graphOfScopedName(graph, tensor, local);
         const TensorMeta *meta = owner ? owner->tensorValues.find(local.empty() ? tensor : local) : nullptr;

@@ -32,16 +32,17 @@ constexpr uint64_t kMaxPlannedBytes = uint64_t(INT64_MAX);
 // Bytes of `name` at the upper bounds of its dims; refuses sizes that overflow.
 uint64_t byteSize(const std::string &name, const TensorMeta &meta, const ExportedProgram &ep) {
   uint64_t n = elementSize(meta.dtype);
-  std::string shape;
   bool overflow = false;
-  for (const auto &s : meta.sizes) {
-    int64_t bound = std::max<int64_t>(upperBound(s, ep), 0);
-    shape += (shape.empty() ? "" : ", ") + std::to_string(bound);
-    overflow |= __builtin_mul_overflow(n, uint64_t(bound), &n);
-  }
-  if (overflow || n > kMaxPlannedBytes)
+  for (const auto &s : meta.sizes)
+    overflow |= __builtin_mul_overflow(n, uint64_t(std::max<int64_t>(upperBound(s, ep), 0)), &n);
+  if (overflow || n > kMaxPlannedBytes) {
+    // The shape is spelled only for the error: this runs once per planned tensor.
+    std::string shape;
+    for (const auto &s : meta.sizes)
+      shape += (shape.empty() ? "" : ", ") + std::to_string(std::max<int64_t>(upperBound(s, ep), 0));
     throw Error("tensor '" + name + "' cannot be planned: [" + shape + "] elements (dynamic dims at their upper bounds) of " +
                 std::to_string(elementSize(meta.dtype)) + " bytes exceed 2^63-1 bytes");
+  }
   return n;
 }
 
@@ -68,13 +69,14 @@ namespace {
 
 /// What planning needs to know about a method's storage: which values share
 /// storage, what each storage is, and when it lives (pte-format.md §5.3).
-/// Every tensor name of the graph gets a dense id (first appearance first), so
-/// the per-use work is one hash lookup instead of string maps keyed by name.
+/// Every tensor name of the graph gets a dense id: the names of tensor_values
+/// are their positions there (so a walk over tensor_values needs no lookup),
+/// other names follow; per use the work is one ValueIndex lookup.
 struct StorageAnalysis {
   enum : uint8_t { Constant = 1, UserInput = 2, MutableBuffer = 4, GraphOutput = 8, BoundInput = 16 };
-  /// Names point into the graph, which outlives the analysis.
-  std::unordered_map<std::string_view, uint32_t> idOf;
+  ValueIndex ids;                         // name -> id; names point into the graph
   std::vector<const std::string *> names; // id -> name
+  uint32_t numTensorValues = 0;           // ids below this are tensor_values positions
   std::vector<uint32_t> root;             // id -> the id whose storage it uses
   std::vector<uint8_t> flags;             // id -> the enum above (set on the name itself)
   std::vector<std::pair<uint32_t, uint32_t>> life; // root id -> lifetime (touched roots only)
@@ -82,16 +84,14 @@ struct StorageAnalysis {
   /// Inputs of a subgraph (cond branch) are BoundInput: bound to the node's
   /// operands, which the enclosing graph plans; never planned here.
   std::unordered_map<uint32_t, std::string> bufferFqn; // mutable buffer placeholder id -> FQN
+  bool hasSubgraphs = false; // a node takes a graph argument (cond)
 
   static constexpr uint32_t npos = UINT32_MAX;
-  uint32_t find(const std::string &name) const {
-    auto it = idOf.find(name);
-    return it == idOf.end() ? npos : it->second;
-  }
+  uint32_t find(const std::string &name) const { return ids.find(name); }
   uint32_t intern(const std::string &name) {
-    auto [it, inserted] = idOf.try_emplace(name, uint32_t(names.size()));
-    if (inserted) names.push_back(&name);
-    return it->second;
+    uint32_t id = ids.intern(name);
+    if (id == names.size()) names.push_back(&name);
+    return id;
   }
   bool is(uint32_t id, uint8_t flag) const { return flags[id] & flag; }
   const std::string &name(uint32_t id) const { return *names[id]; }
@@ -100,37 +100,106 @@ struct StorageAnalysis {
     uint32_t id = find(n);
     return id == npos ? npos : root[id];
   }
+  /// The metadata of an id, null for names outside tensor_values.
+  const TensorMeta *meta(const Graph &g, uint32_t id) const {
+    return id < numTensorValues ? &(g.tensorValues.begin() + id)->second : nullptr;
+  }
+};
+
+/// Where the next definition's name probably sits in tensor_values: exported
+/// values come in definition order, and the allocs exir-plan adds are appended
+/// in node order, so a graph's outputs walk two runs of tensor_values. Trying
+/// the name after each run's last match (memory in cache) saves most lookups;
+/// a miss costs one short compare.
+class DefinitionCursor {
+public:
+  /// The position of `name` if it is where a run continues, else npos.
+  template <typename NameAt> uint32_t match(std::string_view name, uint32_t limit, const NameAt &nameAt) {
+    for (int k : {last_, 1 - last_})
+      if (next_[k] < limit && nameAt(next_[k]) == name) {
+        last_ = k;
+        return next_[k]++;
+      }
+    return UINT32_MAX;
+  }
+  /// A definition found by lookup at `id` starts or continues the other run.
+  void found(uint32_t id) {
+    last_ = 1 - last_;
+    next_[last_] = id + 1;
+  }
+
+private:
+  uint32_t next_[2] = {0, 0};
+  int last_ = 0;
 };
 
 /// `ep` is null for a subgraph, whose inputs are bound to the operands of its node.
 StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   StorageAnalysis a;
-  a.idOf.reserve(g.tensorValues.size() + g.inputs.size() + 16);
+  a.ids.reserve(g.tensorValues.size() + g.inputs.size() + 16);
   a.names.reserve(g.tensorValues.size() + g.inputs.size() + 16);
-  // Per name: where it is first and last used; the ids come in use order.
+  for (const auto &[name, meta] : g.tensorValues) a.intern(name);
+  a.numTensorValues = uint32_t(a.names.size());
+  // Per name: where it is first and last used; `used` lists the ids in the
+  // order of their first use.
   constexpr uint32_t untouched = UINT32_MAX;
-  std::vector<std::pair<uint32_t, uint32_t>> seen;
-  auto touch = [&](const std::string &name, uint32_t t) {
-    uint32_t id = a.intern(name);
-    if (id == seen.size()) seen.emplace_back(t, t);
-    else seen[id].second = t; // times only grow
+  std::vector<std::pair<uint32_t, uint32_t>> seen(a.names.size(), {untouched, untouched});
+  std::vector<uint32_t> used;
+  used.reserve(a.names.size());
+  // The names of the current node and their ids, so that the alias rules
+  // (which name names of this node) need no second lookup.
+  std::vector<std::pair<const std::string *, uint32_t>> local;
+  DefinitionCursor cursor;
+  auto nameAt = [&](uint32_t id) -> const std::string & { return a.name(id); };
+  auto touch = [&](const std::string &name, uint32_t t, bool definition = false) {
+    uint32_t id = definition ? cursor.match(name, a.numTensorValues, nameAt) : StorageAnalysis::npos;
+    if (id == StorageAnalysis::npos) {
+      id = a.intern(name);
+      if (definition && id < a.numTensorValues) cursor.found(id);
+    }
+    if (id >= seen.size()) seen.resize(id + 1, {untouched, untouched});
+    if (seen[id].first == untouched) {
+      seen[id] = {t, t};
+      used.push_back(id);
+    } else {
+      seen[id].second = t; // times only grow
+    }
+    local.emplace_back(&name, id);
   };
+  auto idOf = [&](const std::string &name) {
+    if (local.size() <= 32)
+      for (const auto &[p, id] : local)
+        if (p == &name) return id;
+    return a.intern(name);
+  };
+  // Storage aliases (forEachStorageAlias's rules), found in the same walk.
+  StorageAliasRules rules;
+  std::vector<uint8_t> isAlloc(a.names.size(), 0);
+  auto allocFlag = [&](const std::string &name) -> uint8_t & {
+    uint32_t id = idOf(name);
+    if (id >= isAlloc.size()) isAlloc.resize(id + 1, 0);
+    return isAlloc[id];
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> aliasPairs;
   uint32_t t = 0;
   for (const auto &in : g.inputs) {
     forEachTensorName(in, [&](const std::string &n) { touch(n, 0); });
     ++t;
   }
   for (const Node &node : g.nodes) {
-    for (const auto &in : node.inputs) forEachTensorName(in.arg, [&](const std::string &n) { touch(n, t); });
-    for (const auto &o : node.outputs) forEachTensorName(o, [&](const std::string &n) { touch(n, t); });
+    local.clear();
+    for (const auto &in : node.inputs) {
+      forEachTensorName(in.arg, [&](const std::string &n) { touch(n, t); });
+      a.hasSubgraphs |= in.arg.kind == ArgKind::Graph;
+    }
+    for (const auto &o : node.outputs) forEachTensorName(o, [&](const std::string &n) { touch(n, t, true); });
+    rules.node(
+        node, [&](const std::string &n) { allocFlag(n) = 1; }, [&](const std::string &n) { return allocFlag(n) != 0; },
+        [&](const std::string &value, const std::string &base) { aliasPairs.emplace_back(idOf(value), idOf(base)); });
     ++t;
   }
   // Names that only the aliases, the outputs or the signature mention: known, never used.
   for (const auto &o : g.outputs) forEachTensorName(o, [&](const std::string &name) { a.intern(name); });
-  std::vector<std::pair<uint32_t, uint32_t>> aliasPairs;
-  forEachStorageAlias(g, [&](const std::string &value, const std::string &base) {
-    aliasPairs.emplace_back(a.intern(value), a.intern(base));
-  });
   auto mark = [&](const std::string &name, uint8_t flag) {
     uint32_t id = a.intern(name);
     if (a.flags.size() <= id) a.flags.resize(a.names.size(), 0);
@@ -178,10 +247,9 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   }
 
   // A storage lives from the first to the last use of any of its names; the
-  // roots come in the order of their first use (ids are in use order).
+  // roots come in the order of their first use.
   a.life.assign(n, {untouched, 0});
-  for (uint32_t id = 0; id < n; ++id) {
-    if (seen[id].first == untouched) continue;
+  for (uint32_t id : used) {
     auto &life = a.life[a.root[id]];
     if (life.first == untouched) {
       life = seen[id];
@@ -219,9 +287,9 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
 StorageAnalysis analyzeStorage(const ExportedProgram &ep) { return analyzeStorage(ep.graph, &ep); }
 
 /// Nodes with subgraph arguments (cond): node index -> the subgraphs and their paths.
-std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>>
-subgraphsByNode(const Graph &g, const std::string &path) {
-  std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>> out;
+using SubgraphsByNode = std::vector<std::pair<size_t, std::vector<std::pair<const Graph *, std::string>>>>;
+SubgraphsByNode subgraphsByNode(const Graph &g, const std::string &path) {
+  SubgraphsByNode out;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     std::vector<std::pair<const Graph *, std::string>> subs;
     for (const auto &in : g.nodes[i].inputs)
@@ -236,7 +304,11 @@ subgraphsByNode(const Graph &g, const std::string &path) {
 struct GraphPlan {
   std::vector<PlanItem> items;
   Placement placement;
-  std::vector<std::pair<std::string, Allocation>> allocations; // scoped value names
+  /// The allocation of every planned value of the graph (names in the graph,
+  /// not scoped: the method's own graph copies each name once, into the plan),
+  /// then those of the graphs below it (scoped names).
+  std::vector<std::pair<const std::string *, Allocation>> own;
+  std::vector<std::pair<std::string, Allocation>> allocations;
   /// Per arena: the bytes live at once at the busiest moment, branches included.
   std::vector<uint64_t> lowerBounds;
 };
@@ -252,7 +324,7 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   std::vector<uint64_t> reserved(2, 0);
   // (node time, the largest branch lower bound per arena) for the lower bound below.
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> branchBounds;
-  for (const auto &[index, subs] : subgraphsByNode(g, path)) {
+  for (const auto &[index, subs] : a.hasSubgraphs ? subgraphsByNode(g, path) : SubgraphsByNode()) {
     std::vector<uint64_t> nodeRegion(2, 0);
     branchBounds.emplace_back(uint32_t(g.inputs.size() + index), std::vector<uint64_t>(2, 0));
     for (const auto &[sub, subPath] : subs) {
@@ -264,9 +336,13 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
       if (nodeRegion.size() < sizes.size()) nodeRegion.resize(sizes.size(), 0);
       if (reserved.size() < sizes.size()) reserved.resize(sizes.size(), 0);
       for (size_t k = 1; k < sizes.size(); ++k) nodeRegion[k] = std::max(nodeRegion[k], sizes[k]);
+      for (auto &[name, alloc] : branch.own) {
+        alloc.offset += reserved[alloc.memId];
+        result.allocations.emplace_back(scopedValueName(subPath, *name), alloc);
+      }
       for (auto &[name, alloc] : branch.allocations) {
         alloc.offset += reserved[alloc.memId];
-        result.allocations.emplace_back(name, alloc);
+        result.allocations.emplace_back(std::move(name), alloc);
       }
     }
     for (size_t k = 1; k < nodeRegion.size(); ++k) reserved[k] += nodeRegion[k];
@@ -276,7 +352,7 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   for (uint32_t rootId : a.order) {
     if (a.is(rootId, StorageAnalysis::Constant | StorageAnalysis::BoundInput)) continue;
     const std::string &root = a.name(rootId);
-    const TensorMeta *meta = g.tensorValues.find(root);
+    const TensorMeta *meta = a.meta(g, rootId);
     if (!meta) continue; // sym values, custom objects
     bool isInput = a.is(rootId, StorageAnalysis::UserInput);
     bool isBuffer = a.is(rootId, StorageAnalysis::MutableBuffer);
@@ -323,16 +399,13 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
   }
   // Every value name whose storage was planned gets the placement (aliases included),
   // so the emitter can look any value up directly.
-  std::vector<std::pair<std::string, Allocation>> own;
-  own.reserve(g.tensorValues.size() + result.allocations.size());
+  result.own.reserve(g.tensorValues.size());
+  uint32_t id = 0; // tensor_values positions are ids
   for (const auto &[name, meta] : g.tensorValues) {
-    uint32_t rootId = a.rootOf(name);
-    if (rootId == StorageAnalysis::npos || itemOf[rootId] == StorageAnalysis::npos) continue;
-    uint32_t item = itemOf[rootId];
-    own.emplace_back(scopedValueName(path, name), Allocation{result.items[item].memId, result.placement.offsets[item]});
+    uint32_t item = itemOf[a.root[id++]];
+    if (item == StorageAnalysis::npos) continue;
+    result.own.emplace_back(&name, Allocation{result.items[item].memId, result.placement.offsets[item]});
   }
-  own.insert(own.end(), result.allocations.begin(), result.allocations.end());
-  result.allocations = std::move(own);
   return result;
 }
 
@@ -358,7 +431,7 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
         if (!a.is(rootId, StorageAnalysis::MutableBuffer)) continue;
         const std::string &root = a.name(rootId);
         const std::string &fqn = a.bufferFqn.at(rootId);
-        uint64_t bytes = byteSize(root, *g.tensorValues.find(root), ep);
+        uint64_t bytes = byteSize(root, *a.meta(g, rootId), ep);
         auto it = sharedIndex.find(fqn);
         if (it == sharedIndex.end()) {
           sharedIndex[fqn] = shared.size();
@@ -382,7 +455,8 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
     plan.bufferSizes = d.placement.arenaSizes;
     plan.lowerBounds = d.lowerBounds;
     plan.lowerBounds.resize(plan.bufferSizes.size(), 0);
-    plan.allocations.reserve(gp.allocations.size());
+    plan.allocations.reserve(gp.own.size() + gp.allocations.size());
+    for (const auto &[name, alloc] : gp.own) plan.allocations.set(*name, alloc);
     for (const auto &[name, alloc] : gp.allocations) plan.allocations.set(name, alloc);
     method.plan = std::move(plan);
     details[methodName] = std::move(d);
@@ -402,9 +476,10 @@ std::map<std::string, MethodPlanDetails> planProgram(Program &program, const Pla
       plan.lowerBounds.resize(plan.bufferSizes.size() - 1, 0);
       plan.lowerBounds.push_back(size);
       StorageAnalysis a = analyzeStorage(method.program);
+      uint32_t id = 0; // tensor_values positions are ids
       for (const auto &[name, meta] : method.program.graph.tensorValues) {
-        uint32_t rootId = a.rootOf(name);
-        if (rootId == StorageAnalysis::npos || !a.is(rootId, StorageAnalysis::MutableBuffer)) continue;
+        uint32_t rootId = a.root[id++];
+        if (!a.is(rootId, StorageAnalysis::MutableBuffer)) continue;
         plan.allocations.set(name, Allocation{arena, offsets[sharedIndex.at(a.bufferFqn.at(rootId))]});
       }
     }
@@ -431,43 +506,73 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
   Placement placement;
   placement.algorithm = plan.algorithm;
   placement.arenaSizes = plan.bufferSizes;
-  // Each storage's aliases, found once (exir-emit runs this on every input).
-  std::vector<std::vector<uint32_t>> aliasesOf(a.names.size());
+  // Each id's allocation. The method's own graph walks the allocations once
+  // (one cheap lookup each, exir-emit runs this on every input); a subgraph
+  // looks its few names up.
+  std::vector<const Allocation *> allocOf(a.names.size(), nullptr);
+  if (path.empty()) {
+    // exir-plan writes the allocations in tensor_values order: try the name
+    // after the last one matched before hashing (a compare of memory in cache).
+    uint32_t next = 0;
+    for (const auto &[key, alloc] : plan.allocations) {
+      uint32_t id = next < a.numTensorValues && a.name(next) == key ? next : a.find(key);
+      if (id == StorageAnalysis::npos) continue;
+      allocOf[id] = &alloc;
+      next = id + 1;
+    }
+  } else {
+    for (uint32_t id = 0; id < a.names.size(); ++id)
+      allocOf[id] = plan.allocations.find(scopedValueName(path, a.name(id)));
+  }
+  // Each storage's aliases, found once: ids grouped by root (counting sort).
+  std::vector<uint32_t> aliasStart(a.names.size() + 1, 0), aliases;
   for (uint32_t id = 0; id < a.names.size(); ++id)
-    if (a.root[id] != id) aliasesOf[a.root[id]].push_back(id);
+    if (a.root[id] != id) ++aliasStart[a.root[id] + 1];
+  for (size_t r = 0; r < a.names.size(); ++r) aliasStart[r + 1] += aliasStart[r];
+  aliases.resize(aliasStart.back());
+  {
+    std::vector<uint32_t> fill(aliasStart.begin(), aliasStart.end() - 1);
+    for (uint32_t id = 0; id < a.names.size(); ++id)
+      if (a.root[id] != id) aliases[fill[a.root[id]]++] = id;
+  }
   for (uint32_t rootId : a.order) {
     const std::string &root = a.name(rootId);
-    std::string key = scopedValueName(path, root);
-    const Allocation *alloc = plan.allocations.find(key);
-    const TensorMeta *meta = g.tensorValues.find(root);
+    const Allocation *alloc = allocOf[rootId];
+    const TensorMeta *meta = a.meta(g, rootId);
     if (!meta) continue;
-    std::string where = "/memory_plans/" + methodName + "/allocations/" + key;
+    // Built only for an error or a planned item: most storages are planned, but
+    // an error message needs the key anyway.
+    auto where = [&] { return "/memory_plans/" + methodName + "/allocations/" + scopedValueName(path, root); };
     if (a.is(rootId, StorageAnalysis::Constant)) {
-      if (alloc) throw Error("constant '" + root + "' must not be memory-planned", {}, where);
+      if (alloc) throw Error("constant '" + root + "' must not be memory-planned", {}, where());
       continue;
     }
     if (a.is(rootId, StorageAnalysis::BoundInput)) continue;
     if (!alloc) {
       // Only graph inputs/outputs may be left to the caller; allocs must be planned.
       bool boundary = path.empty() && a.is(rootId, StorageAnalysis::UserInput | StorageAnalysis::GraphOutput);
-      if (!boundary) throw Error("tensor '" + key + "' is produced inside the graph but has no allocation", {}, where);
+      if (!boundary)
+        throw Error("tensor '" + scopedValueName(path, root) + "' is produced inside the graph but has no allocation",
+                    {}, where());
       continue;
     }
     // Every alias of a storage must sit where the storage sits.
-    for (uint32_t aliasId : aliasesOf[rootId]) {
+    for (uint32_t k = aliasStart[rootId]; k < aliasStart[rootId + 1]; ++k) {
+      uint32_t aliasId = aliases[k];
       const std::string &name = a.name(aliasId);
-      if (const Allocation *other = plan.allocations.find(scopedValueName(path, name)))
+      if (const Allocation *other = allocOf[aliasId])
         if (!(*other == *alloc))
           throw Error("'" + name + "' shares storage with '" + root + "' but is placed elsewhere", {},
                       "/memory_plans/" + methodName + "/allocations/" + scopedValueName(path, name));
     }
+    std::string key = scopedValueName(path, root);
     PlanItem item;
     item.name = key;
     item.size = byteSize(key, *meta, ep);
     item.start = a.life[rootId].first;
     item.end = a.life[rootId].second;
     item.memId = alloc->memId;
-    items.push_back(item);
+    items.push_back(std::move(item));
     placement.offsets.push_back(alloc->offset);
   }
   try {
@@ -477,10 +582,6 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
     throw Error(e.message(), e.file(),
                 "/memory_plans/" + methodName + (e.location().empty() ? "" : "/allocations/" + e.location()));
   }
-  std::vector<PlacedStorage> all;
-  for (size_t i = 0; i < items.size(); ++i)
-    all.push_back({items[i].name, items[i].memId, placement.offsets[i], alignUp(items[i].size, plan.alignment)});
-
   // A subgraph's storages are in use while its node runs and, through the
   // MoveCalls into the node's outputs, as long as those outputs live.
   struct Group {
@@ -489,7 +590,7 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
     std::vector<PlacedStorage> storages;
   };
   std::vector<Group> groups;
-  for (const auto &[index, subs] : subgraphsByNode(g, path)) {
+  for (const auto &[index, subs] : a.hasSubgraphs ? subgraphsByNode(g, path) : SubgraphsByNode()) {
     uint32_t t = uint32_t(g.inputs.size() + index), end = t;
     for (const auto &o : g.nodes[index].outputs) {
       std::vector<std::string> names;
@@ -504,6 +605,12 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
       groups.push_back({index, t, end,
                         verifyGraphPlan(*sub, subPath, ep, analyzeStorage(*sub, nullptr), plan, methodName, nullptr)});
   }
+  // The storages as an enclosing graph or the checks below see them; a method
+  // without control flow needs no copy of its 100k names.
+  std::vector<PlacedStorage> all;
+  if (!path.empty() || !groups.empty())
+    for (size_t i = 0; i < items.size(); ++i)
+      all.push_back({items[i].name, items[i].memId, placement.offsets[i], alignUp(items[i].size, plan.alignment)});
   auto overlap = [](const PlacedStorage &x, const PlacedStorage &y) {
     return x.memId == y.memId && x.size && y.size && x.offset < y.offset + y.size && y.offset < x.offset + x.size;
   };
@@ -526,8 +633,8 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
     }
   }
   if (details) {
-    details->items = items;
-    details->placement = placement;
+    details->items = std::move(items);
+    details->placement = std::move(placement);
   }
   for (const auto &grp : groups) all.insert(all.end(), grp.storages.begin(), grp.storages.end());
   return all;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -71,6 +72,55 @@ std::unordered_map<std::string, std::string> storageAliases(const Graph &graph);
 /// references into the graph; a later pair for the same value overrides.
 void forEachStorageAlias(const Graph &graph,
                          const std::function<void(const std::string &, const std::string &)> &alias);
+/// The rules forEachStorageAlias applies, one node at a time, for passes that
+/// keep their own record of the allocs (by dense id instead of by name).
+/// markAlloc(name) records an alloc's result, isAlloc(name) asks for one,
+/// alias(value, base) reports a pair; names are references into the node.
+class StorageAliasRules {
+public:
+  template <typename MarkAlloc, typename IsAlloc, typename Alias>
+  void node(const Node &node, MarkAlloc &&markAlloc, IsAlloc &&isAlloc, Alias &&alias) {
+    Kind kind = kindOf(node.target);
+    if (kind == Kind::Alloc) {
+      for (const auto &o : node.outputs)
+        if (o.kind == ArgKind::Tensor) markAlloc(o.name);
+      return;
+    }
+    if (kind == Kind::View) {
+      if (!node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty())
+        alias(node.outputs[0].name, node.inputs[0].arg.name);
+      return;
+    }
+    // An in-place op (name ending in '_', e.g. copy_) returns its first argument's storage.
+    if (kind == Kind::InPlace && !node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor &&
+        !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
+      alias(node.outputs[0].name, node.inputs[0].arg.name);
+      return;
+    }
+    // k-th result aliases the k-th alloc passed as a keyword argument (lists
+    // flattened: the elements of split_with_sizes_copy's result alias its out list).
+    outArgs_.clear();
+    results_.clear();
+    for (const auto &in : node.inputs)
+      if (in.kind && *in.kind == ArgumentPassing::Keyword &&
+          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors))
+        forEachTensorName(in.arg, [&](const std::string &n) {
+          if (isAlloc(n)) outArgs_.push_back(&n);
+        });
+    for (const auto &o : node.outputs)
+      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors)
+        forEachTensorName(o, [&](const std::string &n) { results_.push_back(&n); });
+    for (size_t k = 0; k < outArgs_.size() && k < results_.size(); ++k) alias(*results_[k], *outArgs_[k]);
+  }
+
+private:
+  enum class Kind { Alloc, View, InPlace, Other };
+  /// What a target is, parsed once per distinct target (parseTarget builds strings).
+  Kind kindOf(const std::string &target);
+  std::unordered_map<std::string_view, Kind> kinds_;
+  std::vector<const std::string *> outArgs_, results_;
+};
+
 /// Follows storageAliases to the root.
 std::string storageRoot(const std::unordered_map<std::string, std::string> &aliases, std::string name);
 

@@ -169,57 +169,26 @@ void toOutVariant(Program &program) {
     convertGraph(method.program.graph, method.program, "/methods/" + methodName + "/graph_module/graph");
 }
 
+StorageAliasRules::Kind StorageAliasRules::kindOf(const std::string &target) {
+  auto [it, inserted] = kinds_.try_emplace(target, Kind::Other);
+  if (inserted) {
+    OpTarget t = parseTarget(target);
+    if (t.dialect == TargetDialect::MemoryAlloc) it->second = Kind::Alloc;
+    else if (t.dialect == TargetDialect::MemoryView) it->second = Kind::View;
+    else if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_') it->second = Kind::InPlace;
+  }
+  return it->second;
+}
+
 void forEachStorageAlias(const Graph &graph,
                          const std::function<void(const std::string &, const std::string &)> &alias) {
   // Names point into the graph, which outlives this call: no copies per node.
-  std::unordered_set<std::string_view> isAlloc;
-  std::vector<const std::string *> outArgs, results;
-  // What a target is, parsed once per distinct target (parseTarget builds strings).
-  enum class Kind { Alloc, View, InPlace, Other };
-  std::unordered_map<std::string_view, Kind> kinds;
-  auto kindOf = [&](const std::string &target) {
-    auto [it, inserted] = kinds.try_emplace(target, Kind::Other);
-    if (inserted) {
-      OpTarget t = parseTarget(target);
-      if (t.dialect == TargetDialect::MemoryAlloc) it->second = Kind::Alloc;
-      else if (t.dialect == TargetDialect::MemoryView) it->second = Kind::View;
-      else if (t.dialect == TargetDialect::Aten && !t.name.empty() && t.name.back() == '_') it->second = Kind::InPlace;
-    }
-    return it->second;
-  };
-  for (const Node &node : graph.nodes) {
-    Kind kind = kindOf(node.target);
-    if (kind == Kind::Alloc) {
-      for (const auto &o : node.outputs)
-        if (o.kind == ArgKind::Tensor) isAlloc.insert(o.name);
-      continue;
-    }
-    if (kind == Kind::View) {
-      if (!node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor && !node.outputs.empty())
-        alias(node.outputs[0].name, node.inputs[0].arg.name);
-      continue;
-    }
-    // An in-place op (name ending in '_', e.g. copy_) returns its first argument's storage.
-    if (kind == Kind::InPlace && !node.inputs.empty() && node.inputs[0].arg.kind == ArgKind::Tensor &&
-        !node.outputs.empty() && node.outputs[0].kind == ArgKind::Tensor) {
-      alias(node.outputs[0].name, node.inputs[0].arg.name);
-      continue;
-    }
-    // k-th result aliases the k-th alloc passed as a keyword argument (lists
-    // flattened: the elements of split_with_sizes_copy's result alias its out list).
-    outArgs.clear();
-    results.clear();
-    for (const auto &in : node.inputs)
-      if (in.kind && *in.kind == ArgumentPassing::Keyword &&
-          (in.arg.kind == ArgKind::Tensor || in.arg.kind == ArgKind::Tensors))
-        forEachTensorName(in.arg, [&](const std::string &n) {
-          if (isAlloc.count(n)) outArgs.push_back(&n);
-        });
-    for (const auto &o : node.outputs)
-      if (o.kind == ArgKind::Tensor || o.kind == ArgKind::Tensors)
-        forEachTensorName(o, [&](const std::string &n) { results.push_back(&n); });
-    for (size_t k = 0; k < outArgs.size() && k < results.size(); ++k) alias(*results[k], *outArgs[k]);
-  }
+  ValueIndex allocs;
+  StorageAliasRules rules;
+  for (const Node &node : graph.nodes)
+    rules.node(
+        node, [&](const std::string &n) { allocs.intern(n); },
+        [&](const std::string &n) { return allocs.find(n) != ValueIndex::npos; }, alias);
 }
 
 std::unordered_map<std::string, std::string> storageAliases(const Graph &graph) {

@@ -407,8 +407,8 @@ template <typename F> void forEachTensorNameMut(Argument &arg, bool renamable, F
 
 void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   if (mode == FoldConstantsMode::Never) return;
-  // Per constant (position in program.constants, which only grows until the
-  // final sweep): the storage it reads, how many input specs of any method
+  // Per constant (its position in program.constants, or past those its place
+  // in `pending`, the folds' constants): the storage it reads, how many input specs of any method
   // name it, whether a method treated it as foldable, and for a folded one
   // the constant its name derives from.
   std::vector<uint32_t> storageOf, refs, rootOf;
@@ -422,9 +422,16 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     tracked.resize(n, 0);
     nextSuffix.resize(n, 0);
   };
-  grow(program.constants.size());
+  // The folds' constants join the table only after the dead ones left it: the
+  // table then does not grow (a fold that kills its source replaces it), so
+  // its items are neither moved nor rehashed. A deque keeps the keys (which
+  // pendingNames points into) in place.
+  const size_t tableSize = program.constants.size();
+  std::deque<std::pair<std::string, ConstantTensor>> pending;
+  IdTable<std::string_view, std::hash<std::string_view>> pendingNames;
+  grow(tableSize);
   auto entryAt = [&](uint32_t pos) -> std::pair<std::string, ConstantTensor> & {
-    return *(program.constants.begin() + std::ptrdiff_t(pos));
+    return pos < tableSize ? *(program.constants.begin() + std::ptrdiff_t(pos)) : pending[pos - tableSize];
   };
   // A fold's result reads its source's storage: it inherits the source's id.
   IdTable<std::string_view, std::hash<std::string_view>> files;
@@ -499,10 +506,6 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       }
     methods.push_back(std::move(st));
   }
-  // Room for every fold up front: growing the table moves every constant and rehashes every key.
-  size_t candidates = 0;
-  for (const MethodState &st : methods) candidates += st.candidates.size();
-  program.constants.reserve(program.constants.size() + candidates);
   // Live constant values (method placeholders with a use) per storage: a
   // view that needs its own bytes grows the file while another value keeps
   // the source's bytes alive.
@@ -525,7 +528,8 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       std::string fqn = k == 0 ? base : base + "_" + std::to_string(k);
       std::string value = "c_" + fqn; // torch.export's placeholder for a lifted tensor constant
       std::replace(value.begin(), value.end(), '.', '_');
-      if (program.constants.contains(fqn) || graph.tensorValues.contains(value) || newValues.find(value) != kNone)
+      if (program.constants.contains(fqn) || pendingNames.find(fqn) != kNone || graph.tensorValues.contains(value) ||
+          newValues.find(value) != kNone)
         continue;
       const std::string &kept = newValueNames.emplace_back(std::move(value));
       newValues.insert(kept);
@@ -541,7 +545,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     struct Added {
       uint32_t value;                  // id of the folded node's output
       size_t valuePos;                 // its position in tensorValues
-      std::string fqn;                 // its constant
+      const std::string *fqn;          // its constant (in pending)
       const std::string *placeholder;  // the constant's placeholder (in newValueNames)
     };
     std::vector<Added> added;
@@ -615,8 +619,9 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       uint32_t source = src->constant;
       auto [fqn, value, root] = freshFqn(graph, source);
       uint32_t key = storageId(source);
-      program.constants.set(fqn, std::move(*view));
-      uint32_t pos = uint32_t(program.constants.size() - 1);
+      const std::string &name = pending.emplace_back(std::move(fqn), std::move(*view)).first;
+      pendingNames.insert(name);
+      uint32_t pos = uint32_t(tableSize + pending.size() - 1);
       grow(pos + 1);
       storageOf[pos] = key;
       rootOf[pos] = root;
@@ -628,7 +633,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       ValueState &from = st.values[operand];
       if (--from.uses == 0) from.dead = true;
       else ++storageRef(key);
-      added.push_back({outId, outPos, std::move(fqn), value});
+      added.push_back({outId, outPos, &name, value});
     }
     graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(keptNodes), graph.nodes.end());
     if (added.empty()) continue;
@@ -694,7 +699,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       spec.kind = InputKind::TensorConstant;
       spec.arg.kind = ArgKind::Tensor;
       spec.arg.name = *a.placeholder;
-      spec.target = a.fqn;
+      spec.target = *a.fqn;
       Argument &input = inputs[slot++];
       input.kind = ArgKind::Tensor;
       input.name = *a.placeholder;
@@ -712,14 +717,15 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
 
   // Constants no method refers to any more leave the table (only ones this
   // pass orphaned: a table entry nothing used before stays as it was).
+  auto dropped = [&](size_t pos) { return tracked[pos] && refs[pos] == 0; };
   bool drop = false;
-  for (size_t pos = 0; pos < tracked.size() && !drop; ++pos) drop = tracked[pos] && refs[pos] == 0;
-  if (!drop) return;
-  size_t pos = 0;
-  program.constants.rewrite([&](std::string &, ConstantTensor &) {
-    size_t p = pos++;
-    return !(tracked[p] && refs[p] == 0);
-  });
+  for (size_t pos = 0; pos < tableSize && !drop; ++pos) drop = dropped(pos);
+  if (drop) {
+    size_t pos = 0;
+    program.constants.rewrite([&](std::string &, ConstantTensor &) { return !dropped(pos++); });
+  }
+  for (size_t k = 0; k < pending.size(); ++k)
+    if (!dropped(tableSize + k)) program.constants.set(pending[k].first, std::move(pending[k].second));
 }
 
 void foldConstants(Program &program) { foldConstantsWith(program, FoldConstantsMode::Auto); }

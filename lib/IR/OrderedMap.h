@@ -22,7 +22,6 @@ namespace exir {
 template <typename V> class OrderedMap {
 public:
   using value_type = std::pair<std::string, V>;
-  static constexpr size_t npos = static_cast<size_t>(-1);
 
   /// Inserts or overwrites; an overwritten key keeps its position.
   V &set(const std::string &key, V value) {
@@ -48,9 +47,6 @@ public:
     return pos == npos ? nullptr : &items_[pos].second;
   }
   bool contains(const std::string &key) const { return position(key, hashOf(key)) != npos; }
-  /// The item's position in insertion order (begin() + it), or npos: passes
-  /// that keep per-item state in vectors look a key up once.
-  size_t indexOf(const std::string &key) const { return position(key, hashOf(key)); }
   bool erase(const std::string &key) {
     size_t pos = position(key, hashOf(key));
     if (pos == npos) return false;
@@ -93,6 +89,7 @@ private:
   // linearly; an index is built only past this size, which keeps a 100k-node
   // program from allocating 100k hash tables.
   static constexpr size_t kLinearLimit = 8;
+  static constexpr size_t npos = static_cast<size_t>(-1);
 
   static size_t hashOf(const std::string &key) { return std::hash<std::string>{}(key); }
   // A slot is (hash tag << 32) | (position + 1), 0 when free: the tag skips

@@ -287,6 +287,19 @@ ConstantTensor withStrides(ConstantTensor c) {
 }
 
 constexpr uint32_t kNone = UINT32_MAX;
+constexpr size_t kNoPosition = SIZE_MAX;
+
+/// The position of `key` among the items of `map` (begin() + it), or
+/// kNoPosition: per-item state lives in vectors, looked up once per key.
+/// OrderedMap keeps its items in one array, so the found value's address
+/// says where it is.
+template <typename V> size_t positionOf(const OrderedMap<V> &map, const std::string &key) {
+  const V *value = map.find(key);
+  if (!value) return kNoPosition;
+  const auto &first = *map.begin();
+  return size_t(reinterpret_cast<const char *>(value) - reinterpret_cast<const char *>(&first.second)) /
+         sizeof(first);
+}
 
 /// Open addressing from a key to a dense id (0, 1, ...), one slot of 8 bytes
 /// (hash tag, id + 1) per entry: a 100k-node graph looks up every use once,
@@ -458,8 +471,8 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     st.names.reserve(specs.size());
     for (size_t k = 0; k < specs.size(); ++k) {
       const InputSpec &spec = specs[k];
-      size_t pos = spec.target.empty() ? OrderedMap<ConstantTensor>::npos : program.constants.indexOf(spec.target);
-      if (pos == OrderedMap<ConstantTensor>::npos) continue;
+      size_t pos = spec.target.empty() ? kNoPosition : positionOf(program.constants, spec.target);
+      if (pos == kNoPosition) continue;
       ++refs[pos]; // any spec keeps its constant in the table
       bool lifted = spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer ||
                     spec.kind == InputKind::TensorConstant;
@@ -563,10 +576,10 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       if (operand != kNone && singleTensorOutput(node)) outId = st.candidates[candidate++];
       std::optional<ConstantTensor> view;
       ValueState *src = operand != kNone && st.values[operand].constant != kNone ? &st.values[operand] : nullptr;
-      size_t outPos = src && outId != kNone ? graph.tensorValues.indexOf(node.outputs[0].name)
-                                            : OrderedMap<TensorMeta>::npos;
+      size_t outPos = src && outId != kNone ? positionOf(graph.tensorValues, node.outputs[0].name)
+                                            : kNoPosition;
       const TensorMeta *outMeta =
-          outPos != OrderedMap<TensorMeta>::npos ? &(graph.tensorValues.begin() + std::ptrdiff_t(outPos))->second : nullptr;
+          outPos != kNoPosition ? &(graph.tensorValues.begin() + std::ptrdiff_t(outPos))->second : nullptr;
       const OpTarget *target = nullptr;
       if (outMeta) {
         auto [slot, unseen] = targets.try_emplace(node.target);
@@ -659,7 +672,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     for (size_t k = 0; k < n; ++k) {
       if (k == boundary) insertAt = keptSpecs;
       if (deadSpec[k]) {
-        deadValues.push_back(graph.tensorValues.indexOf(specs[k].arg.name));
+        deadValues.push_back(positionOf(graph.tensorValues, specs[k].arg.name));
         continue;
       }
       if (keptSpecs != k) {
@@ -674,7 +687,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     // Per tensorValues position: 0 keep, 1 drop, 2 + k rename to added[k]'s placeholder.
     std::vector<uint32_t> action(graph.tensorValues.size(), 0);
     for (size_t pos : deadValues)
-      if (pos != OrderedMap<TensorMeta>::npos) action[pos] = 1;
+      if (pos != kNoPosition) action[pos] = 1;
     size_t live = 0;
     for (size_t k = 0; k < added.size(); ++k) {
       const Added &a = added[k];

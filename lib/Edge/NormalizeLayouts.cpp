@@ -61,7 +61,7 @@ void normalizeGraph(Graph &graph, TargetCache &targets) {
           inputOrder = first ? first->dimOrder() : std::vector<int64_t>{};
         }
         if (meta == first || meta->dimOrder() == *inputOrder) return;
-        meta->strides = symContiguousStrides(meta->sizes);
+        setContiguousStrides(*meta);
         meta->storageOffset = SymInt::of(0);
       });
   }

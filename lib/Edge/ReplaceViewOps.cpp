@@ -59,7 +59,7 @@ void replaceViewOps(Program &program) {
         forEachTensorName(o, [&](const std::string &name) {
           TensorMeta *meta = graph.tensorValues.find(name);
           if (!meta) return;
-          meta->strides = symContiguousStrides(meta->sizes);
+          setContiguousStrides(*meta);
           meta->storageOffset = SymInt::of(0);
         });
     }

@@ -14,11 +14,13 @@
 namespace exir::edge {
 
 void decomposeActivations(Program &program) {
+  TargetCache targets;
   for (auto &[methodName, method] : program.methods)
     rewriteNodes(method.program.graph, [&](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
-      OpTarget t = targetOf(node);
+      const OpTarget &t = targets(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten") return std::nullopt;
-      const std::string result = node.outputs.empty() ? std::string() : node.outputs[0].name;
+      static const std::string kNoResult;
+      const std::string &result = node.outputs.empty() ? kNoResult : node.outputs[0].name; // no copy per node
       if (t.name == "relu6" && t.overload == "default")
         return std::vector<Node>{makeCall(atenTarget("aten", "hardtanh", "default"),
                                           {positional("self", requireArg(node, "self")),

@@ -13,9 +13,10 @@
 namespace exir::edge {
 
 void decomposeBatchNorm(Program &program) {
+  TargetCache targets;
   for (auto &[methodName, method] : program.methods)
     rewriteNodes(method.program.graph, [&](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
-      OpTarget t = targetOf(node);
+      const OpTarget &t = targets(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten" || t.name != "batch_norm" || t.overload != "default")
         return std::nullopt;
       const Argument *training = findArg(node, "training");

@@ -24,8 +24,7 @@ Argument expandIntList(const Argument &arg, size_t n, const std::string &what, c
   return Argument::ints_(*values);
 }
 
-std::optional<std::vector<Node>> decompose(Graph &, Node &node) {
-  OpTarget t = targetOf(node);
+std::optional<std::vector<Node>> decompose(Node &node, const OpTarget &t) {
   if (t.dialect != TargetDialect::Aten || t.ns != "aten") return std::nullopt;
   size_t n = 0;
   if (t.name == "conv1d") n = 1;
@@ -53,7 +52,9 @@ std::optional<std::vector<Node>> decompose(Graph &, Node &node) {
 } // namespace
 
 void decomposeConvolution(Program &program) {
-  for (auto &[name, method] : program.methods) rewriteNodes(method.program.graph, decompose);
+  TargetCache targets;
+  for (auto &[name, method] : program.methods)
+    rewriteNodes(method.program.graph, [&](Graph &, Node &node) { return decompose(node, targets(node)); });
 }
 
 } // namespace exir::edge

@@ -204,9 +204,10 @@ std::vector<Node> decomposeGru(Graph &g, Node &node) {
 } // namespace
 
 void decomposeRnn(Program &program) {
+  TargetCache targets;
   for (auto &[name, method] : program.methods)
-    rewriteNodes(method.program.graph, [](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
-      OpTarget t = targetOf(node);
+    rewriteNodes(method.program.graph, [&targets](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
+      const OpTarget &t = targets(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten" || t.overload != "input") return std::nullopt;
       if (t.name == "lstm") return decomposeLstm(g, node);
       if (t.name == "gru") return decomposeGru(g, node);

@@ -77,13 +77,15 @@ std::optional<std::vector<Node>> splitIntoElements(Graph &g, Node &node, const O
 } // namespace
 
 void decomposeShapeOps(Program &program) {
+  TargetCache targets;
   for (auto &[methodName, method] : program.methods) {
     std::unordered_map<std::string, std::string> aliases; // output -> the first real value
     rewriteNodes(method.program.graph, [&](Graph &g, Node &node) -> std::optional<std::vector<Node>> {
-      OpTarget t = targetOf(node);
+      const OpTarget &t = targets(node);
       if (t.dialect != TargetDialect::Aten || t.ns != "aten") return std::nullopt;
       if (auto pieces = splitIntoElements(g, node, t)) return pieces;
-      const std::string &result = node.outputs.empty() ? std::string() : node.outputs[0].name;
+      static const std::string kNoResult;
+      const std::string &result = node.outputs.empty() ? kNoResult : node.outputs[0].name; // no copy per node
       if (t.name == "reshape" && t.overload == "default") {
         return std::vector<Node>{makeCall(atenTarget("aten", "view_copy", "default"),
                                           {positional("self", requireArg(node, "self")),

@@ -34,9 +34,10 @@ std::vector<int64_t> dimOrderFor(const Argument *memoryFormat, const TensorMeta 
 } // namespace
 
 void dimOrderOps(Program &program) {
+  TargetCache targets;
   for (auto &[methodName, method] : program.methods)
     for (Node &node : method.program.graph.nodes) {
-      OpTarget t = targetOf(node);
+      const OpTarget &t = targets(node);
       if (t.dialect != TargetDialect::Edge || t.ns != "aten") continue;
       const Graph &g = method.program.graph;
       std::string newName;

@@ -89,23 +89,39 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
 
 size_t rewriteNodes(Graph &graph,
                     const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite) {
+  // Nodes stay in place (moving down over removed ones) as long as each
+  // rewrite gives at most one node; a second array is made only when one
+  // gives more. Most passes rewrite few nodes or none, and a copy of a
+  // 100k-node list is tens of MB of fresh memory.
+  std::vector<Node> &nodes = graph.nodes;
   std::vector<Node> result;
-  result.reserve(graph.nodes.size());
-  size_t count = 0;
-  std::vector<Node> old = std::move(graph.nodes);
-  graph.nodes.clear();
-  for (Node &node : old) {
-    auto replacement = rewrite(graph, node);
-    if (!replacement) {
-      result.push_back(std::move(node));
+  bool spilled = false;
+  size_t count = 0, kept = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto replacement = rewrite(graph, nodes[i]);
+    if (replacement) ++count;
+    if (!spilled && (!replacement || replacement->size() <= 1)) {
+      if (!replacement) {
+        if (kept != i) nodes[kept] = std::move(nodes[i]);
+        ++kept;
+      } else if (!replacement->empty()) {
+        nodes[kept++] = std::move(replacement->front());
+      }
       continue;
     }
-    ++count;
-    for (Node &n : *replacement) result.push_back(std::move(n));
+    if (!spilled) {
+      spilled = true;
+      result.reserve(nodes.size() + replacement->size());
+      for (size_t k = 0; k < kept; ++k) result.push_back(std::move(nodes[k]));
+    }
+    if (!replacement) result.push_back(std::move(nodes[i]));
+    else
+      for (Node &n : *replacement) result.push_back(std::move(n));
   }
-  graph.nodes = std::move(result);
+  if (spilled) nodes = std::move(result);
+  else nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(kept), nodes.end());
   // Branches of cond (and other higher-order ops) are decomposed like the method.
-  for (Node &node : graph.nodes)
+  for (Node &node : nodes)
     for (auto &in : node.inputs)
       if (in.arg.kind == ArgKind::Graph && in.arg.graph) count += rewriteNodes(*in.arg.graph, rewrite);
   return count;

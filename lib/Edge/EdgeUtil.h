@@ -19,6 +19,21 @@ namespace exir::edge {
 
 /// The op a node calls, e.g. {"aten", "conv2d", "default"} (any dialect).
 OpTarget targetOf(const Node &node);
+/// parseTarget once per distinct target string. A pass that looks at every
+/// node of a 100k-node graph otherwise splits the same few dozen targets (and
+/// allocates their parts) once per node.
+class TargetCache {
+public:
+  const OpTarget &operator()(const std::string &target) {
+    auto [slot, unseen] = parsed_.try_emplace(target);
+    if (unseen) slot->second = parseTarget(target);
+    return slot->second;
+  }
+  const OpTarget &operator()(const Node &node) { return (*this)(node.target); }
+
+private:
+  std::unordered_map<std::string, OpTarget> parsed_;
+};
 /// True if the node calls ns::name.overload in the ATen or Edge dialect.
 bool calls(const Node &node, const char *ns, const char *name, const char *overload);
 
@@ -61,7 +76,8 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
               const Node *origin);
 
 /// Replaces every node for which `rewrite` returns a sequence; other nodes are kept.
-/// Recurses into subgraph arguments (cond branches).
+/// Recurses into subgraph arguments (cond branches). `rewrite` sees the graph
+/// with its node list being rewritten in place: it must not use graph.nodes.
 /// Returns how many nodes were rewritten.
 size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite);
 

@@ -34,10 +34,13 @@
 #include "Support/Error.h"
 
 #include <algorithm>
+#include <deque>
+#include <string_view>
 #include <iterator>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
+#include <tuple>
 
 namespace exir::edge {
 
@@ -51,9 +54,11 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &sizes) {
 }
 
 bool isContiguous(const ConstantTensor &c) {
-  std::vector<int64_t> dense = contiguousStrides(c.sizes);
-  for (size_t d = 0; d < c.sizes.size(); ++d)
-    if (c.sizes[d] != 1 && c.strides[d] != dense[d]) return false;
+  int64_t dense = 1; // contiguousStrides(c.sizes)[d], without building it
+  for (size_t d = c.sizes.size(); d-- > 0;) {
+    if (c.sizes[d] != 1 && c.strides[d] != dense) return false;
+    dense *= std::max<int64_t>(c.sizes[d], 1);
+  }
   return true;
 }
 
@@ -87,12 +92,17 @@ std::optional<std::vector<int64_t>> intsArg(const Node &node, const char *name) 
   return a ? concreteInts(*a) : std::nullopt;
 }
 
-/// The view a shape op makes of constant `in`, or nullopt when the op is not
-/// one of the folded ones or its arguments are not static.
-std::optional<ConstantTensor> viewOf(const Node &node, const ConstantTensor &in) {
-  OpTarget t = targetOf(node);
+/// The view a shape op (target `t`, parsed once per distinct target) makes of
+/// constant `in`, or nullopt when the op is not one of the folded ones or its
+/// arguments are not static. The view's data reference is left empty: the
+/// caller copies it only for a view it keeps.
+std::optional<ConstantTensor> viewOf(const Node &node, const OpTarget &t, const ConstantTensor &in) {
   if (t.ns != "aten") return std::nullopt;
-  ConstantTensor out = in;
+  ConstantTensor out;
+  out.dtype = in.dtype;
+  out.sizes = in.sizes;
+  out.strides = in.strides;
+  out.storageOffset = in.storageOffset;
   const size_t rank = in.sizes.size();
   auto validDim = [&](int64_t d, size_t r) { return d >= 0 && d < int64_t(r); };
   if ((t.name == "alias_copy" && t.overload == "default") || (t.name == "t_copy" && rank < 2)) return out;
@@ -258,12 +268,6 @@ std::optional<ConstantTensor> viewOf(const Node &node, const ConstantTensor &in)
   return std::nullopt;
 }
 
-/// Identifies the bytes a constant reads: its data reference.
-std::string storageKey(const std::string &fqn, const ConstantTensor &c) {
-  if (c.data.inlineBytes || c.data.file.empty()) return "inline:" + fqn;
-  return c.data.file + ":" + std::to_string(c.data.offset) + ":" + std::to_string(c.data.length);
-}
-
 std::optional<uint64_t> denseBytes(const ConstantTensor &c) {
   auto n = c.numel();
   if (!n) return std::nullopt;
@@ -282,161 +286,367 @@ ConstantTensor withStrides(ConstantTensor c) {
   return c;
 }
 
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr size_t kNoPosition = SIZE_MAX;
+
+/// The position of `key` among the items of `map` (begin() + it), or
+/// kNoPosition: per-item state lives in vectors, looked up once per key.
+/// OrderedMap keeps its items in one array, so the found value's address
+/// says where it is.
+template <typename V> size_t positionOf(const OrderedMap<V> &map, const std::string &key) {
+  const V *value = map.find(key);
+  if (!value) return kNoPosition;
+  const auto &first = *map.begin();
+  return size_t(reinterpret_cast<const char *>(value) - reinterpret_cast<const char *>(&first.second)) /
+         sizeof(first);
+}
+
+/// Open addressing from a key to a dense id (0, 1, ...), one slot of 8 bytes
+/// (hash tag, id + 1) per entry: a 100k-node graph looks up every use once,
+/// and a node-based map cost an allocation per key and a cache miss per probe.
+template <typename Key, typename Hash> class IdTable {
+public:
+  /// The key's id, or kNone.
+  uint32_t find(const Key &key) const { return findHashed(key, Hash{}(key)); }
+  /// The key's id, adding it (with the next id) when it is new.
+  std::pair<uint32_t, bool> insert(const Key &key) {
+    size_t hash = Hash{}(key);
+    if (uint32_t id = findHashed(key, hash); id != kNone) return {id, false};
+    if (2 * (keys_.size() + 1) > slots_.size()) grow();
+    keys_.push_back(key);
+    hashes_.push_back(hash);
+    place(uint32_t(keys_.size() - 1), hash);
+    return {uint32_t(keys_.size() - 1), true};
+  }
+  void reserve(size_t n) {
+    keys_.reserve(n);
+    hashes_.reserve(n);
+    if (slots_.size() < 2 * n) rehash(2 * n);
+  }
+  size_t size() const { return keys_.size(); }
+
+private:
+  static uint64_t tagOf(size_t hash) { return uint64_t(hash >> 32 ^ hash) << 32; }
+  uint32_t findHashed(const Key &key, size_t hash) const {
+    if (slots_.empty()) return kNone;
+    size_t mask = slots_.size() - 1;
+    uint64_t tag = tagOf(hash);
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      uint64_t slot = slots_[i];
+      if (slot == 0) return kNone;
+      uint32_t id = uint32_t(slot) - 1;
+      if ((slot & ~uint64_t(0xffffffff)) == tag && keys_[id] == key) return id;
+    }
+  }
+  void place(uint32_t id, size_t hash) {
+    size_t mask = slots_.size() - 1;
+    size_t i = hash & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = tagOf(hash) | (uint64_t(id) + 1);
+  }
+  void grow() { rehash(std::max<size_t>(64, 2 * slots_.size())); }
+  void rehash(size_t minSlots) {
+    size_t n = 64;
+    while (n < minSlots) n *= 2;
+    slots_.assign(n, 0);
+    for (uint32_t id = 0; id < keys_.size(); ++id) place(id, hashes_[id]);
+  }
+
+  std::vector<uint64_t> slots_;
+  std::vector<Key> keys_;
+  std::vector<size_t> hashes_;
+};
+
+/// The bytes a constant reads: its file range, or the constant itself when
+/// its bytes are inline (`inline` is then the constant's position).
+struct StorageKey {
+  uint32_t file = kNone; // id of the file name; kNone for inline bytes
+  uint64_t offset = 0, length = 0;
+  bool operator==(const StorageKey &o) const = default;
+};
+struct StorageKeyHash {
+  size_t operator()(const StorageKey &k) const {
+    uint64_t h = k.offset * 0x9E3779B97F4A7C15ull ^ (k.length + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^ k.file;
+    return size_t(h ^ h >> 29);
+  }
+};
+using NameTable = IdTable<std::string_view, std::hash<std::string_view>>;
+
+/// What the pass knows of a value that can be or become a constant: a lifted
+/// constant's placeholder, or the output of a node whose one tensor operand is
+/// such a value (a fold candidate). Every other value has no id.
+struct ValueState {
+  uint32_t uses = 0;             // node inputs and graph outputs
+  uint32_t constant = kNone;     // position in program.constants once it is one
+  uint32_t added = kNone;        // index in the method's `added` once folded
+  uint32_t spec = kNone;         // its input spec, for a lifted constant
+  bool graphOutput = false;
+  bool dead = false;             // a constant placeholder folding left without users
+};
+
 struct MethodState {
   ExportedProgram *ep;
-  std::unordered_map<std::string, std::string> constantOf;   // value name -> FQN of its constant
-  std::unordered_map<std::string, size_t> uses;               // value name -> uses (nodes, outputs)
+  NameTable names;               // ids of the values above, keys pointing into the graph
+  std::vector<ValueState> values;
+  std::vector<uint32_t> uses;    // every tensor use in node order (forEachTensorName), its id or kNone
+  std::vector<uint32_t> candidates; // per fold candidate node in order: its output's id
 };
+
+/// forEachTensorName with write access and whether the original rename sweep
+/// reached the name (it rewrote tensors and tensor lists, not nested lists).
+template <typename F> void forEachTensorNameMut(Argument &arg, bool renamable, F &&f) {
+  switch (arg.kind) {
+  case ArgKind::Tensor: f(arg.name, renamable); break;
+  case ArgKind::OptionalTensor:
+    if (!arg.name.empty()) f(arg.name, renamable);
+    break;
+  case ArgKind::Tensors:
+  case ArgKind::OptionalTensors:
+    for (auto &n : arg.names)
+      if (!n.empty()) f(n, renamable);
+    break;
+  case ArgKind::NestedTensors:
+    for (auto &l : arg.nestedTensors)
+      for (auto &n : l) f(n, false);
+    break;
+  case ArgKind::StringToArgument:
+    for (auto &[k, v] : arg.mapping) forEachTensorNameMut(v, false, f);
+    break;
+  default: break;
+  }
+}
 
 } // namespace
 
 void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   if (mode == FoldConstantsMode::Never) return;
-  // A fold's result reads its source's storage: it inherits the source's key.
-  std::unordered_map<std::string, std::string> storageOf;
-  auto keyOf = [&](const std::string &fqn) -> const std::string & {
-    auto it = storageOf.find(fqn);
-    if (it == storageOf.end()) it = storageOf.emplace(fqn, storageKey(fqn, *program.constants.find(fqn))).first;
-    return it->second;
+  // Per constant (its position in program.constants, or past those its place
+  // in `pending`, the folds' constants): the storage it reads, how many input specs of any method
+  // name it, whether a method treated it as foldable, and for a folded one
+  // the constant its name derives from.
+  std::vector<uint32_t> storageOf, refs, rootOf;
+  std::vector<uint8_t> tracked;
+  std::vector<int> nextSuffix; // per root: the next `_prop` suffix to try
+  auto grow = [&](size_t n) {
+    if (storageOf.size() >= n) return;
+    storageOf.resize(n, kNone);
+    refs.resize(n, 0);
+    rootOf.resize(n, kNone);
+    tracked.resize(n, 0);
+    nextSuffix.resize(n, 0);
   };
-  std::unordered_set<std::string> droppedConstants; // erased in one sweep (OrderedMap::erase is linear per call)
-  std::vector<MethodState> methods;
-  // Live constant values (method placeholders with a use) per storage: a
-  // view that needs its own bytes grows the file while another value keeps
-  // the source's bytes alive.
-  std::unordered_map<std::string, size_t> storageRefs;
+  // The folds' constants join the table only after the dead ones left it: the
+  // table then does not grow (a fold that kills its source replaces it), so
+  // its items are neither moved nor rehashed. A deque keeps the keys (which
+  // pendingNames points into) in place.
+  const size_t tableSize = program.constants.size();
+  std::deque<std::pair<std::string, ConstantTensor>> pending;
+  IdTable<std::string_view, std::hash<std::string_view>> pendingNames;
+  grow(tableSize);
+  auto entryAt = [&](uint32_t pos) -> std::pair<std::string, ConstantTensor> & {
+    return pos < tableSize ? *(program.constants.begin() + std::ptrdiff_t(pos)) : pending[pos - tableSize];
+  };
+  // A fold's result reads its source's storage: it inherits the source's id.
+  IdTable<std::string_view, std::hash<std::string_view>> files;
+  IdTable<StorageKey, StorageKeyHash> storages;
+  auto storageId = [&](uint32_t pos) {
+    if (storageOf[pos] != kNone) return storageOf[pos];
+    const DataRef &d = entryAt(pos).second.data;
+    StorageKey key;
+    if (d.inlineBytes || d.file.empty()) key.offset = pos; // its own storage
+    else key = {files.insert(d.file).first, d.offset, d.length};
+    return storageOf[pos] = storages.insert(key).first;
+  };
+  std::vector<uint32_t> storageRefs; // by storage id; see below
   // A buffer one method mutates is state in every method (--share-mutable-buffers).
   std::unordered_set<std::string> mutated;
   for (auto &[name, method] : program.methods)
     for (const auto &out : method.program.signature.outputSpecs)
       if (out.kind == OutputKind::BufferMutation || out.kind == OutputKind::ParameterMutation) mutated.insert(out.target);
+  std::vector<MethodState> methods;
   for (auto &[name, method] : program.methods) {
-    MethodState st{&method.program, {}, {}};
+    MethodState st{&method.program, {}, {}, {}, {}};
     ExportedProgram &ep = method.program;
-    for (const auto &spec : ep.signature.inputSpecs) {
+    const std::vector<InputSpec> &specs = ep.signature.inputSpecs;
+    st.names.reserve(specs.size());
+    for (size_t k = 0; k < specs.size(); ++k) {
+      const InputSpec &spec = specs[k];
+      size_t pos = spec.target.empty() ? kNoPosition : positionOf(program.constants, spec.target);
+      if (pos == kNoPosition) continue;
+      ++refs[pos]; // any spec keeps its constant in the table
       bool lifted = spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer ||
                     spec.kind == InputKind::TensorConstant;
       if (!lifted || spec.arg.kind != ArgKind::Tensor || mutated.count(spec.target)) continue;
-      const ConstantTensor *c = program.constants.find(spec.target);
-      bool hasData = c && (c->data.inlineBytes || !c->data.file.empty());
-      if (!hasData || (c->sizes.size() != c->strides.size() && !c->strides.empty())) continue; // nothing to fold
-      st.constantOf[spec.arg.name] = spec.target;
+      const ConstantTensor &c = entryAt(uint32_t(pos)).second;
+      bool hasData = c.data.inlineBytes || !c.data.file.empty();
+      if (!hasData || (c.sizes.size() != c.strides.size() && !c.strides.empty())) continue; // nothing to fold
+      auto [id, fresh] = st.names.insert(spec.arg.name);
+      if (fresh) st.values.emplace_back();
+      st.values[id].constant = uint32_t(pos);
+      st.values[id].spec = uint32_t(k);
+      tracked[pos] = 1;
     }
-    st.uses.reserve(ep.graph.tensorValues.size());
-    auto use = [&](const std::string &n) { ++st.uses[n]; };
-    for (const Node &node : ep.graph.nodes)
-      for (const auto &in : node.inputs) forEachTensorName(in.arg, use);
-    for (const auto &out : ep.graph.outputs) forEachTensorName(out, use);
-    for (const auto &[value, fqn] : st.constantOf)
-      if (st.uses.count(value)) ++storageRefs[keyOf(fqn)];
+    // Uses of those values, and of the outputs of nodes that may fold (one
+    // tensor operand that is or may become a constant): each use looked up once.
+    const Graph &graph = ep.graph;
+    for (const Node &node : graph.nodes) {
+      size_t first = st.uses.size();
+      for (const auto &in : node.inputs)
+        forEachTensorName(in.arg, [&](const std::string &n) {
+          uint32_t id = st.names.find(n);
+          if (id != kNone) ++st.values[id].uses;
+          st.uses.push_back(id);
+        });
+      const std::string *out = singleTensorOutput(node);
+      if (st.uses.size() == first + 1 && st.uses[first] != kNone && out) {
+        auto [id, fresh] = st.names.insert(*out);
+        if (fresh) st.values.emplace_back();
+        st.candidates.push_back(id);
+      }
+    }
+    for (const auto &out : graph.outputs)
+      forEachTensorName(out, [&](const std::string &n) {
+        if (uint32_t id = st.names.find(n); id != kNone) {
+          ++st.values[id].uses;
+          st.values[id].graphOutput = true;
+        }
+      });
+    for (const ValueState &v : st.values)
+      if (v.constant != kNone && v.uses) {
+        uint32_t s = storageId(v.constant);
+        if (storageRefs.size() <= s) storageRefs.resize(s + 1, 0);
+        ++storageRefs[s];
+      }
     methods.push_back(std::move(st));
   }
+  // Live constant values (method placeholders with a use) per storage: a
+  // view that needs its own bytes grows the file while another value keeps
+  // the source's bytes alive.
+  auto storageRef = [&](uint32_t s) -> uint32_t & {
+    if (storageRefs.size() <= s) storageRefs.resize(s + 1, 0);
+    return storageRefs[s];
+  };
 
   // A folded constant is named after the constant it is computed from, as
   // upstream's constant_prop_pass does with register_like_source (for
   // external weights): `linear.weight_prop`, so --external-constants globs
   // and readers still see where it came from. Its placeholder is "c_" and
   // the FQN with '_' for '.', as torch.export names a lifted constant's.
-  std::unordered_map<std::string, std::string> rootOf; // folded FQN -> source FQN
-  std::unordered_map<std::string, int> nextSuffix;
-  std::unordered_set<std::string> newValues; // placeholders named so far ("a.b" and "a_b" meet as "a_b")
-  auto freshFqn = [&](const Graph &graph, const std::string &source) {
-    auto r = rootOf.find(source);
-    std::string base = (r == rootOf.end() ? source : r->second) + "_prop";
-    for (int &k = nextSuffix[base];; ++k) {
+  std::deque<std::string> newValueNames; // stable storage for the keys of newValues
+  NameTable newValues; // placeholders named so far ("a.b" and "a_b" meet as "a_b")
+  auto freshFqn = [&](const Graph &graph, uint32_t source) {
+    uint32_t root = rootOf[source] == kNone ? source : rootOf[source];
+    const std::string base = entryAt(root).first + "_prop";
+    for (int &k = nextSuffix[root];; ++k) {
       std::string fqn = k == 0 ? base : base + "_" + std::to_string(k);
       std::string value = "c_" + fqn; // torch.export's placeholder for a lifted tensor constant
       std::replace(value.begin(), value.end(), '.', '_');
-      if (!program.constants.contains(fqn) && !graph.tensorValues.contains(value) && newValues.insert(value).second) {
-        ++k;
-        rootOf[fqn] = base.substr(0, base.size() - 5);
-        return std::make_pair(fqn, value);
-      }
+      if (program.constants.contains(fqn) || pendingNames.find(fqn) != kNone || graph.tensorValues.contains(value) ||
+          newValues.find(value) != kNone)
+        continue;
+      const std::string &kept = newValueNames.emplace_back(std::move(value));
+      newValues.insert(kept);
+      ++k;
+      return std::make_tuple(std::move(fqn), &kept, root);
     }
   };
 
+  std::unordered_map<std::string, OpTarget> targets; // parsed once per distinct target
   for (MethodState &st : methods) {
     ExportedProgram &ep = *st.ep;
     Graph &graph = ep.graph;
-    std::unordered_set<std::string> graphOutputs;
-    {
-      std::vector<std::string> names;
-      for (const auto &out : graph.outputs) out.collectTensorNames(names);
-      graphOutputs.insert(names.begin(), names.end());
-    }
-    // A folded node's output value becomes the placeholder of its constant,
-    // named after the FQN as upstream names it: one rename sweep at the end.
-    std::unordered_map<std::string, std::string> renames; // node output -> placeholder
     struct Added {
-      std::string value, fqn, placeholder; // node output, its constant, the constant's placeholder
+      uint32_t value;                  // id of the folded node's output
+      size_t valuePos;                 // its position in tensorValues
+      const std::string *fqn;          // its constant (in pending)
+      const std::string *placeholder;  // the constant's placeholder (in newValueNames)
     };
     std::vector<Added> added;
-    std::unordered_set<std::string> dead; // placeholders folding left without users
-    // Kept nodes move down over folded ones in place (no second node array).
-    size_t keptNodes = 0;
-    static const std::string kNoOperand;
+    // Kept nodes move down over folded ones in place (no second node array);
+    // their uses of folded values take the placeholder's name on the way.
+    size_t keptNodes = 0, use = 0, candidate = 0;
     for (size_t k = 0; k < graph.nodes.size(); ++k) {
       Node &node = graph.nodes[k];
-      const std::string *out = singleTensorOutput(node);
       // Exactly one tensor operand, a constant (or the result of an earlier fold).
-      // Names point into the node, which stays where it is when it folds.
-      const std::string *first = nullptr;
-      size_t operands = 0;
-      auto count = [&](const std::string &n) {
-        if (operands++ == 0) first = &n;
-      };
-      for (const auto &in : node.inputs) forEachTensorName(in.arg, count);
-      const std::string &operand = operands == 1 ? *first : kNoOperand;
-      auto src = operand.empty() ? st.constantOf.end() : st.constantOf.find(operand);
-      // Cheap checks first: most nodes are not on a constant.
-      const TensorMeta *outMeta = out && src != st.constantOf.end() ? graph.tensorValues.find(*out) : nullptr;
+      size_t first = use, operands = 0;
+      for (const auto &in : node.inputs) forEachTensorName(in.arg, [&](const std::string &) { ++operands; });
+      use += operands;
+      uint32_t operand = operands == 1 ? st.uses[first] : kNone;
+      uint32_t outId = kNone;
+      if (operand != kNone && singleTensorOutput(node)) outId = st.candidates[candidate++];
       std::optional<ConstantTensor> view;
-      if (outMeta && outMeta->isStatic() && !graphOutputs.count(*out) &&
-          parseTarget(node.target).dialect == TargetDialect::Edge) {
+      ValueState *src = operand != kNone && st.values[operand].constant != kNone ? &st.values[operand] : nullptr;
+      size_t outPos = src && outId != kNone ? positionOf(graph.tensorValues, node.outputs[0].name)
+                                            : kNoPosition;
+      const TensorMeta *outMeta =
+          outPos != kNoPosition ? &(graph.tensorValues.begin() + std::ptrdiff_t(outPos))->second : nullptr;
+      const OpTarget *target = nullptr;
+      if (outMeta) {
+        auto [slot, unseen] = targets.try_emplace(node.target);
+        if (unseen) slot->second = parseTarget(node.target);
+        target = &slot->second;
+      }
+      if (outMeta && outMeta->isStatic() && !st.values[outId].graphOutput && target->dialect == TargetDialect::Edge) {
         // The table entry itself unless its strides need filling in (no copy).
-        const ConstantTensor *entry = program.constants.find(src->second);
+        const ConstantTensor *entry = &entryAt(src->constant).second;
         std::optional<ConstantTensor> filled;
         if (entry->strides.size() != entry->sizes.size()) filled = withStrides(*entry);
         const ConstantTensor &in = filled ? *filled : *entry;
-        view = viewOf(node, in);
+        view = viewOf(node, *target, in);
         if (view) {
           // The result must be what the graph says: dtype, shape, and the
           // layout the emitter picks from the strides.
-          std::vector<int64_t> sizes;
-          for (const auto &s : outMeta->sizes) sizes.push_back(s.value);
-          std::vector<int64_t> outStrides;
-          for (const auto &s : outMeta->strides) outStrides.push_back(s.value);
-          if (view->dtype != outMeta->dtype || view->sizes != sizes ||
-              channelsLastStrides(view->strides) != channelsLastStrides(outStrides) || !view->storageBytesNeeded())
+          bool same = view->dtype == outMeta->dtype && view->sizes.size() == outMeta->sizes.size();
+          for (size_t d = 0; same && d < view->sizes.size(); ++d) same = view->sizes[d] == outMeta->sizes[d].value;
+          bool outChannelsLast = false; // only rank 4-5 strides can say channels-last
+          if (size_t rank = outMeta->strides.size(); rank >= 4 && rank <= 5) {
+            std::vector<int64_t> outStrides;
+            for (const auto &s : outMeta->strides) outStrides.push_back(s.value);
+            outChannelsLast = channelsLastStrides(outStrides);
+          }
+          if (!same || channelsLastStrides(view->strides) != outChannelsLast ||
+              !view->storageBytesNeeded())
             view.reset();
         }
         if (view && mode == FoldConstantsMode::Auto) {
-          const std::string &key = keyOf(src->second);
+          uint32_t key = storageId(src->constant);
           bool sameBytes = isContiguous(in) && isContiguous(*view) && in.storageOffset == view->storageOffset &&
                            denseBytes(in) == denseBytes(*view);
-          bool sourceDies = st.uses[operand] == 1 && storageRefs[key] == 1;
+          bool sourceDies = src->uses == 1 && storageRef(key) == 1;
           auto inBytes = denseBytes(in), outBytes = denseBytes(*view);
           if (!sameBytes && !(sourceDies && inBytes && outBytes && *outBytes <= *inBytes)) view.reset();
         }
+        if (view) view->data = in.data;
       }
       if (!view) {
         if (keptNodes != k) graph.nodes[keptNodes] = std::move(node);
-        ++keptNodes;
+        Node &kept = graph.nodes[keptNodes++];
+        size_t u = first;
+        for (auto &in : kept.inputs)
+          forEachTensorNameMut(in.arg, true, [&](std::string &n, bool renamable) {
+            uint32_t id = st.uses[u++];
+            if (renamable && id != kNone && st.values[id].added != kNone) n = *added[st.values[id].added].placeholder;
+          });
         continue;
       }
-      auto [fqn, value] = freshFqn(graph, src->second);
-      std::string key = keyOf(src->second);
-      storageOf[fqn] = key;
-      program.constants.set(fqn, std::move(*view));
-      st.constantOf[*out] = fqn;
-      renames.emplace(*out, value);
+      uint32_t source = src->constant;
+      auto [fqn, value, root] = freshFqn(graph, source);
+      uint32_t key = storageId(source);
+      const std::string &name = pending.emplace_back(std::move(fqn), std::move(*view)).first;
+      pendingNames.insert(name);
+      uint32_t pos = uint32_t(tableSize + pending.size() - 1);
+      grow(pos + 1);
+      storageOf[pos] = key;
+      rootOf[pos] = root;
+      tracked[pos] = 1;
+      ValueState &out = st.values[outId];
+      out.constant = pos;
+      out.added = uint32_t(added.size());
       // The view keeps the storage alive in place of its source when that dies.
-      if (--st.uses[operand] == 0) {
-        dead.insert(operand);
-      } else {
-        ++storageRefs[key];
-      }
-      added.push_back({*out, std::move(fqn), std::move(value)});
+      ValueState &from = st.values[operand];
+      if (--from.uses == 0) from.dead = true;
+      else ++storageRef(key);
+      added.push_back({outId, outPos, &name, value});
     }
     graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(keptNodes), graph.nodes.end());
     if (added.empty()) continue;
@@ -447,6 +657,13 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     // nothing is reallocated.
     std::vector<InputSpec> &specs = ep.signature.inputSpecs;
     std::vector<Argument> &inputs = graph.inputs;
+    std::vector<uint8_t> deadSpec(specs.size(), 0);
+    std::vector<size_t> deadValues; // positions in tensorValues
+    for (const ValueState &v : st.values)
+      if (v.dead && v.spec != kNone) {
+        deadSpec[v.spec] = 1;
+        --refs[v.constant];
+      }
     size_t n = specs.size(), boundary = 0;
     while (boundary < n && specs[boundary].kind != InputKind::UserInput &&
            specs[boundary].kind != InputKind::ConstantInput && specs[boundary].kind != InputKind::Token)
@@ -454,7 +671,10 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     size_t keptSpecs = 0, insertAt = 0;
     for (size_t k = 0; k < n; ++k) {
       if (k == boundary) insertAt = keptSpecs;
-      if (specs[k].arg.kind == ArgKind::Tensor && dead.count(specs[k].arg.name)) continue;
+      if (deadSpec[k]) {
+        deadValues.push_back(positionOf(graph.tensorValues, specs[k].arg.name));
+        continue;
+      }
       if (keptSpecs != k) {
         specs[keptSpecs] = std::move(specs[k]);
         inputs[keptSpecs] = std::move(inputs[k]);
@@ -464,54 +684,61 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     if (boundary == n) insertAt = keptSpecs;
     specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(keptSpecs), specs.end());
     inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(keptSpecs), inputs.end());
-    std::vector<InputSpec> newSpecs;
-    std::vector<Argument> newInputs;
-    for (const Added &a : added) {
-      if (dead.count(a.value)) continue; // folded again further on
-      InputSpec spec;
-      spec.kind = InputKind::TensorConstant;
-      spec.arg = Argument::tensor(a.placeholder);
-      spec.target = a.fqn;
-      newSpecs.push_back(std::move(spec));
-      newInputs.push_back(Argument::tensor(a.placeholder));
+    // Per tensorValues position: 0 keep, 1 drop, 2 + k rename to added[k]'s placeholder.
+    std::vector<uint32_t> action(graph.tensorValues.size(), 0);
+    for (size_t pos : deadValues)
+      if (pos != kNoPosition) action[pos] = 1;
+    size_t live = 0;
+    for (size_t k = 0; k < added.size(); ++k) {
+      const Added &a = added[k];
+      if (st.values[a.value].dead) { // folded again further on: no placeholder, no constant
+        action[a.valuePos] = 1;
+        continue;
+      }
+      if (action[a.valuePos] == 0) action[a.valuePos] = uint32_t(2 + k);
+      ++refs[st.values[a.value].constant];
+      ++live;
     }
-    specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(insertAt), std::make_move_iterator(newSpecs.begin()),
-                 std::make_move_iterator(newSpecs.end()));
-    inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(insertAt), std::make_move_iterator(newInputs.begin()),
-                  std::make_move_iterator(newInputs.end()));
-    // Dead placeholders and folded-through intermediates lose their metadata;
-    // intermediates are not constants either.
-    for (const Added &a : added)
-      if (dead.count(a.value)) droppedConstants.insert(a.fqn);
+    // The new entries are made in place, default ones filled in (an Argument
+    // is 328 bytes: building each elsewhere and moving it twice cost more
+    // than the rest of this sweep).
+    auto at = static_cast<std::ptrdiff_t>(insertAt);
+    specs.insert(specs.begin() + at, live, InputSpec{});
+    inputs.insert(inputs.begin() + at, live, Argument{});
+    size_t slot = insertAt;
+    for (const Added &a : added) {
+      if (st.values[a.value].dead) continue;
+      InputSpec &spec = specs[slot];
+      spec.kind = InputKind::TensorConstant;
+      spec.arg.kind = ArgKind::Tensor;
+      spec.arg.name = *a.placeholder;
+      spec.target = *a.fqn;
+      Argument &input = inputs[slot++];
+      input.kind = ArgKind::Tensor;
+      input.name = *a.placeholder;
+    }
     // One sweep over the value table: dead values leave, folded ones take the
     // placeholder's name in place (OrderedMap::erase is linear per call).
+    size_t pos = 0;
     graph.tensorValues.rewrite([&](std::string &name, TensorMeta &) {
-      if (dead.count(name)) return false;
-      if (auto r = renames.find(name); r != renames.end()) name = r->second;
+      uint32_t act = action[pos++];
+      if (act == 1) return false;
+      if (act >= 2) name = *added[act - 2].placeholder;
       return true;
     });
-    auto rename = [&](std::string &name) {
-      if (auto r = renames.find(name); r != renames.end()) name = r->second;
-    };
-    for (Node &node : graph.nodes)
-      for (auto &in : node.inputs) {
-        Argument &a = in.arg;
-        if (a.kind == ArgKind::Tensor || a.kind == ArgKind::OptionalTensor) rename(a.name);
-        else if (a.kind == ArgKind::Tensors || a.kind == ArgKind::OptionalTensors)
-          for (auto &n : a.names) rename(n);
-      }
   }
 
   // Constants no method refers to any more leave the table (only ones this
   // pass orphaned: a table entry nothing used before stays as it was).
-  std::unordered_set<std::string> referenced;
-  for (auto &[name, method] : program.methods)
-    for (const auto &spec : method.program.signature.inputSpecs) referenced.insert(spec.target);
-  for (const MethodState &st : methods)
-    for (const auto &[value, fqn] : st.constantOf)
-      if (!referenced.count(fqn)) droppedConstants.insert(fqn);
-  if (droppedConstants.empty()) return;
-  program.constants.rewrite([&](std::string &fqn, ConstantTensor &) { return !droppedConstants.count(fqn); });
+  auto dropped = [&](size_t pos) { return tracked[pos] && refs[pos] == 0; };
+  bool drop = false;
+  for (size_t pos = 0; pos < tableSize && !drop; ++pos) drop = dropped(pos);
+  if (drop) {
+    size_t pos = 0;
+    program.constants.rewrite([&](std::string &, ConstantTensor &) { return !dropped(pos++); });
+  }
+  for (size_t k = 0; k < pending.size(); ++k)
+    if (!dropped(tableSize + k)) program.constants.set(pending[k].first, std::move(pending[k].second));
 }
 
 void foldConstants(Program &program) { foldConstantsWith(program, FoldConstantsMode::Auto); }

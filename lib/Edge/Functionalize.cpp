@@ -56,12 +56,25 @@ void functionalizeGraph(ExportedProgram &ep) {
   std::unordered_map<std::string, std::string> current; // mutated value -> its newest value
   std::unordered_map<std::string, std::string> root;    // newest value -> the value first mutated
   std::vector<bool> dropped(g.nodes.size(), false);
+  // Per distinct target: the parsed target and its schema (looked up once, not per node).
+  struct TargetInfo {
+    OpTarget target;
+    const OpSchema *schema = nullptr;
+  };
+  std::unordered_map<std::string, TargetInfo> infos;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node &node = g.nodes[i];
-    for (auto &in : node.inputs) renameArgument(in.arg, current);
-    OpTarget t = targetOf(node);
+    if (!current.empty())
+      for (auto &in : node.inputs) renameArgument(in.arg, current);
+    auto [slot, unseen] = infos.try_emplace(node.target);
+    if (unseen) {
+      slot->second.target = parseTarget(node.target);
+      if (slot->second.target.dialect == TargetDialect::Aten)
+        slot->second.schema = table.lookup(slot->second.target.qualifiedName());
+    }
+    const OpTarget &t = slot->second.target;
     if (t.dialect != TargetDialect::Aten) continue;
-    const OpSchema *schema = table.lookup(t.qualifiedName());
+    const OpSchema *schema = slot->second.schema;
     if (!schema && t.name.size() > 1 && t.name.back() == '_' && t.name.front() != '_') {
       std::string frame = userFrame(node);
       throw Error("in-place operator " + t.qualifiedName() + " is unknown to the operator table" +

@@ -14,6 +14,7 @@
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
 #include "Edge/SymSize.h"
+#include "IR/ValueNames.h"
 
 #include <optional>
 #include <unordered_map>
@@ -30,44 +31,49 @@ bool setsMemoryFormat(const Node &node, const OpTarget &t) {
   return format && format->kind == ArgKind::MemoryFormat && format->intValue != kMemoryFormatPreserve;
 }
 
-void normalizeGraph(Graph &graph) {
-  std::unordered_map<std::string, OpTarget> targets; // parsed once per distinct target
-  std::vector<std::string> outs;
+/// Whether TensorMeta::dimOrder() is [0..n-1], without building it: its
+/// stable sort by descending stride keeps the order exactly when the strides
+/// do not increase (or are symbolic or missing).
+bool hasDefaultDimOrder(const TensorMeta &meta) {
+  const auto &strides = meta.strides;
+  if (strides.size() != meta.sizes.size()) return true;
+  for (const auto &s : strides)
+    if (s.isExpr) return true;
+  for (size_t i = 1; i < strides.size(); ++i)
+    if (strides[i].value > strides[i - 1].value) return false;
+  return true;
+}
+
+void normalizeGraph(Graph &graph, TargetCache &targets) {
   for (const Node &node : graph.nodes) {
-    auto [slot, unseen] = targets.try_emplace(node.target);
-    if (unseen) slot->second = targetOf(node);
-    const OpTarget &t = slot->second;
+    const OpTarget &t = targets(node);
     if (t.dialect != TargetDialect::Aten) continue; // getitem, sym ops, cond, delegates
     if (setsMemoryFormat(node, t)) continue;
-    outs.clear();
-    for (const auto &o : node.outputs) o.collectTensorNames(outs);
     // The input's layout is needed only for an output that is not contiguous (rare).
     const TensorMeta *first = nullptr;
     std::optional<std::vector<int64_t>> inputOrder;
-    for (const auto &name : outs) {
-      TensorMeta *meta = graph.tensorValues.find(name);
-      if (!meta) continue;
-      std::vector<int64_t> order = meta->dimOrder();
-      bool contiguous = true;
-      for (size_t i = 0; i < order.size(); ++i) contiguous &= order[i] == int64_t(i);
-      if (contiguous) continue;
-      if (!inputOrder) {
-        first = firstTensorInputMeta(graph, node);
-        inputOrder = first ? first->dimOrder() : std::vector<int64_t>{};
-      }
-      if (meta == first || order == *inputOrder) continue;
-      meta->strides = symContiguousStrides(meta->sizes);
-      meta->storageOffset = SymInt::of(0);
-    }
+    for (const auto &o : node.outputs)
+      forEachTensorName(o, [&](const std::string &name) {
+        TensorMeta *meta = graph.tensorValues.find(name);
+        if (!meta || hasDefaultDimOrder(*meta)) return;
+        if (!inputOrder) {
+          first = firstTensorInputMeta(graph, node);
+          inputOrder = first ? first->dimOrder() : std::vector<int64_t>{};
+        }
+        if (meta == first || meta->dimOrder() == *inputOrder) return;
+        setContiguousStrides(*meta);
+        meta->storageOffset = SymInt::of(0);
+      });
   }
 }
 
 } // namespace
 
 void normalizeLayouts(Program &program) {
+  TargetCache targets;
   for (auto &[methodName, method] : program.methods) {
-    normalizeGraph(method.program.graph);
-    forEachSubgraph(method.program.graph, [](Graph &g, const std::string &) { normalizeGraph(g); });
+    normalizeGraph(method.program.graph, targets);
+    forEachSubgraph(method.program.graph, [&](Graph &g, const std::string &) { normalizeGraph(g, targets); });
   }
 }
 

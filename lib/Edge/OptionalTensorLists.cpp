@@ -14,9 +14,13 @@ namespace exir::edge {
 
 void optionalTensorLists(Program &program) {
   const OperatorTable &table = OperatorTable::builtin();
+  TargetCache targets;
   for (auto &[name, method] : program.methods)
     for (Node &node : method.program.graph.nodes) {
-      OpTarget t = targetOf(node);
+      bool lists = false; // most nodes have no tensor list: no target to look at
+      for (const auto &in : node.inputs) lists |= in.arg.kind == ArgKind::Tensors;
+      if (!lists) continue;
+      const OpTarget &t = targets(node);
       if (t.dialect != TargetDialect::Aten) continue;
       const OpSchema *schema = nullptr;
       for (auto &in : node.inputs) {

@@ -12,7 +12,10 @@
 #include "Edge/Passes.h"
 #include "Edge/SymSize.h"
 
+#include "IR/ValueNames.h"
+
 #include <map>
+#include <unordered_map>
 
 namespace exir::edge {
 
@@ -34,23 +37,31 @@ const std::map<std::string, std::string> kViewToCopy = {
 } // namespace
 
 void replaceViewOps(Program &program) {
-  auto replace = [](Graph &graph, const std::string &) {
+  // Per distinct target: the target of its _copy twin, or "" for an op that is
+  // not a view (worked out once, not per node).
+  std::unordered_map<std::string, std::string> twins;
+  auto twinOf = [&](const std::string &target) -> const std::string & {
+    auto [slot, unseen] = twins.try_emplace(target);
+    if (!unseen) return slot->second;
+    OpTarget t = parseTarget(target);
+    if (t.dialect != TargetDialect::Aten || t.ns != "aten") return slot->second;
+    auto it = kViewToCopy.find(t.name);
+    if (it == kViewToCopy.end() || it->second == t.name) return slot->second;
+    slot->second = atenTarget("aten", it->second, t.name == "_unsafe_view" ? "default" : t.overload);
+    return slot->second;
+  };
+  auto replace = [&](Graph &graph, const std::string &) {
     for (Node &node : graph.nodes) {
-      OpTarget t = targetOf(node);
-      if (t.dialect != TargetDialect::Aten || t.ns != "aten") continue;
-      auto it = kViewToCopy.find(t.name);
-      if (it == kViewToCopy.end() || it->second == t.name) continue;
-      std::string overload = t.overload;
-      if (t.name == "_unsafe_view") overload = "default";
-      node.target = atenTarget("aten", it->second, overload);
-      std::vector<std::string> outs;
-      for (const auto &o : node.outputs) o.collectTensorNames(outs);
-      for (const auto &name : outs) {
-        TensorMeta *meta = graph.tensorValues.find(name);
-        if (!meta) continue;
-        meta->strides = symContiguousStrides(meta->sizes);
-        meta->storageOffset = SymInt::of(0);
-      }
+      const std::string &twin = twinOf(node.target);
+      if (twin.empty()) continue;
+      node.target = twin;
+      for (const auto &o : node.outputs)
+        forEachTensorName(o, [&](const std::string &name) {
+          TensorMeta *meta = graph.tensorValues.find(name);
+          if (!meta) return;
+          setContiguousStrides(*meta);
+          meta->storageOffset = SymInt::of(0);
+        });
     }
   };
   for (auto &[methodName, method] : program.methods) {

@@ -18,6 +18,7 @@
 #include "Edge/Passes.h"
 
 #include <cstring>
+#include <unordered_map>
 
 namespace exir::edge {
 
@@ -52,16 +53,23 @@ std::string scalarBytes(const Argument &a, ScalarType dtype) {
 }
 
 // Inside branches: add.Tensor(x, 2) -> add.Scalar(x, 2) where the table has it.
+bool isScalarKind(ArgKind k) { return k == ArgKind::Float || k == ArgKind::Int || k == ArgKind::Bool; }
+
 void useScalarOverloads(Graph &graph) {
+  // Per distinct target: its .Scalar overload's target, or "" when it has none.
+  std::unordered_map<std::string, std::string> scalarTargets;
   for (Node &node : graph.nodes) {
-    OpTarget t = targetOf(node);
-    if (t.dialect != TargetDialect::Aten || t.overload != "Tensor") continue;
-    bool scalarOther = false;
+    bool scalarOther = false; // checked first: most nodes have none
     for (const auto &in : node.inputs)
-      if (in.name == "other" && (in.arg.kind == ArgKind::Float || in.arg.kind == ArgKind::Int || in.arg.kind == ArgKind::Bool))
-        scalarOther = true;
-    if (!scalarOther || !isKnownOp(t.ns + "::" + t.name + ".Scalar")) continue;
-    node.target = atenTarget(t.ns, t.name, "Scalar");
+      if (in.name == "other" && isScalarKind(in.arg.kind)) scalarOther = true;
+    if (!scalarOther) continue;
+    auto [slot, unseen] = scalarTargets.try_emplace(node.target);
+    if (unseen) {
+      OpTarget t = parseTarget(node.target);
+      if (t.dialect == TargetDialect::Aten && t.overload == "Tensor" && isKnownOp(t.ns + "::" + t.name + ".Scalar"))
+        slot->second = atenTarget(t.ns, t.name, "Scalar");
+    }
+    if (!slot->second.empty()) node.target = slot->second;
   }
 }
 
@@ -76,14 +84,23 @@ std::string freshConstantName(const Program &program, const ExportedProgram &ep,
 
 void scalarToTensor(Program &program) {
   int counter = 0;
+  // Per distinct target: the qualified name of an ATen op, "" for any other.
+  std::unordered_map<std::string, std::string> qualified;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     forEachSubgraph(ep.graph, [](Graph &g, const std::string &) { useScalarOverloads(g); });
     std::vector<std::pair<std::string, TensorMeta>> lifted;
     for (Node &node : ep.graph.nodes) {
-      OpTarget t = targetOf(node);
-      if (t.dialect != TargetDialect::Aten) continue;
-      std::string qname = t.qualifiedName();
+      bool scalars = false; // checked first: most nodes have no scalar operand
+      for (const NamedArgument &in : node.inputs) scalars |= isScalarKind(in.arg.kind);
+      if (!scalars) continue;
+      auto [slot, unseen] = qualified.try_emplace(node.target);
+      if (unseen) {
+        OpTarget t = parseTarget(node.target);
+        if (t.dialect == TargetDialect::Aten) slot->second = t.qualifiedName();
+      }
+      if (slot->second.empty()) continue;
+      const std::string &qname = slot->second;
       for (NamedArgument &in : node.inputs) {
         ArgKind k = in.arg.kind;
         if (k != ArgKind::Float && k != ArgKind::Int && k != ArgKind::Bool) continue;

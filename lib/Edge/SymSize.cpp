@@ -56,6 +56,20 @@ std::vector<SymInt> symContiguousStrides(const std::vector<SymInt> &sizes) {
   return strides;
 }
 
+void setContiguousStrides(TensorMeta &meta) {
+  for (const auto &s : meta.sizes)
+    if (s.isExpr) {
+      meta.strides = symContiguousStrides(meta.sizes);
+      return;
+    }
+  meta.strides.resize(meta.sizes.size());
+  int64_t running = 1;
+  for (size_t i = meta.sizes.size(); i-- > 0;) {
+    meta.strides[i] = SymInt::of(running);
+    if (meta.sizes[i].value > 1) running *= meta.sizes[i].value; // as symContiguousStrides
+  }
+}
+
 bool symEqual(const SymInt &a, const SymInt &b) {
   return a.isExpr == b.isExpr && (a.isExpr ? a.expr == b.expr : a.value == b.value);
 }

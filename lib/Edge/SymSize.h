@@ -23,6 +23,9 @@ SymInt symFloorDiv(const SymInt &a, const SymInt &b);
 SymInt symProduct(const std::vector<SymInt> &sizes);
 /// Row-major strides for `sizes`, symbolic where the sizes are.
 std::vector<SymInt> symContiguousStrides(const std::vector<SymInt> &sizes);
+/// meta.strides = symContiguousStrides(meta.sizes), written in place when the
+/// sizes are static: no new vector per call (a pass may call it per node).
+void setContiguousStrides(TensorMeta &meta);
 /// Same value: equal ints or identical expressions (hints ignored).
 bool symEqual(const SymInt &a, const SymInt &b);
 

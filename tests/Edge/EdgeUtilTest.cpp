@@ -92,6 +92,44 @@ TEST_CASE("rewriteNodes replaces and counts", "[edgeutil]") {
   CHECK(ep.graph.nodes[2].target == "torch.ops.aten.add.Tensor");
 }
 
+TEST_CASE("rewriteNodes removes and replaces in place, then grows the list", "[edgeutil]") {
+  // relu is dropped (nodes move down in place), add becomes one node.
+  ExportedProgram ep = twoNodes();
+  size_t count = rewriteNodes(ep.graph, [](Graph &, Node &node) -> std::optional<std::vector<Node>> {
+    if (calls(node, "aten", "relu", "default")) return std::vector<Node>{};
+    return std::vector<Node>{makeCall("torch.ops.aten.sub.Tensor", {positional("self", T("x"))}, "add", &node)};
+  });
+  CHECK(count == 2);
+  REQUIRE(ep.graph.nodes.size() == 1);
+  CHECK(ep.graph.nodes[0].target == "torch.ops.aten.sub.Tensor");
+  // A rewrite that grows the list after in-place removals keeps the order.
+  ExportedProgram grown = twoNodes();
+  count = rewriteNodes(grown.graph, [](Graph &, Node &node) -> std::optional<std::vector<Node>> {
+    if (calls(node, "aten", "relu", "default")) return std::vector<Node>{};
+    return std::vector<Node>{makeCall("torch.ops.aten.abs.default", {positional("self", T("x"))}, "abs", &node),
+                             makeCall("torch.ops.aten.neg.default", {positional("self", T("abs"))}, "add", &node)};
+  });
+  CHECK(count == 2);
+  REQUIRE(grown.graph.nodes.size() == 2);
+  CHECK(grown.graph.nodes[0].target == "torch.ops.aten.abs.default");
+  CHECK(grown.graph.nodes[1].target == "torch.ops.aten.neg.default");
+  // Nothing rewritten: the list is left as it was.
+  ExportedProgram same = twoNodes();
+  CHECK(rewriteNodes(same.graph, [](Graph &, Node &) { return std::optional<std::vector<Node>>(); }) == 0);
+  CHECK(same.graph.nodes == twoNodes().graph.nodes);
+}
+
+TEST_CASE("TargetCache parses each distinct target as parseTarget does", "[edgeutil]") {
+  TargetCache targets;
+  const OpTarget &add = targets("torch.ops.aten.add.Tensor");
+  const OpTarget &edge = targets("executorch.exir.dialects.edge.ops.aten.permute_copy.default");
+  CHECK(add.qualifiedName() == parseTarget("torch.ops.aten.add.Tensor").qualifiedName());
+  CHECK(add.dialect == TargetDialect::Aten);
+  CHECK(edge.dialect == TargetDialect::Edge);
+  CHECK(edge.name == "permute_copy");
+  CHECK(&targets("torch.ops.aten.add.Tensor") == &add); // parsed once
+}
+
 TEST_CASE("renameValue renames everywhere and keeps positions", "[edgeutil]") {
   ExportedProgram ep = twoNodes();
   renameValue(ep, "x", "input_x");

@@ -183,7 +183,7 @@ public:
     plan_.chains.emplace_back();
     // A value per tensor plus the literal arguments (a few per node; the
     // graphs measured have under one per two nodes): growing a vector of
-    // 160-byte values by doubling touched twice the memory.
+    // 96-byte values by doubling touched twice the memory.
     plan_.values.reserve(graph_.tensorValues.size() + graph_.nodes.size() / 2 + 16);
     plan_.chains[0].instructions.reserve(graph_.nodes.size());
     emitPlaceholders();

@@ -89,8 +89,9 @@ std::string compactTreeSpec(const TreeSpec &spec) {
 }
 
 /// A hash table keyed by names the graph owns (the graph outlives the
-/// emitter; a slot points at the graph's string): open addressing, 16 bytes a
-/// slot for an id, no key copies and no allocation per entry. A 100k-node
+/// emitter; a slot points at the characters of the graph's string, one cache
+/// miss fewer per hit than at the std::string): open addressing, 24 bytes a
+/// slot, no key copies and no allocation per entry. A 100k-node
 /// method has ~300k values, and a node-based map of copied std::string keys
 /// was most of the emit pass.
 template <typename V> class NameTable {
@@ -107,7 +108,8 @@ public:
     size_t hash = hashOf(key);
     Slot &slot = slots_[probe(key, hash)];
     if (!slot.key) {
-      slot.key = &key;
+      slot.key = key.data();
+      slot.size = uint32_t(key.size());
       slot.tag = uint32_t(hash);
       ++size_;
     }
@@ -116,8 +118,9 @@ public:
 
 private:
   struct Slot {
-    const std::string *key = nullptr; // null: free
-    uint32_t tag = 0;                 // low hash bits: most mismatches skip the string compare
+    const char *key = nullptr; // null: free
+    uint32_t size = 0;
+    uint32_t tag = 0; // low hash bits: most mismatches skip the string compare
     V value{};
   };
   static size_t hashOf(std::string_view key) { return std::hash<std::string_view>{}(key); }
@@ -126,7 +129,7 @@ private:
     size_t mask = slots_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       const Slot &slot = slots_[i];
-      if (!slot.key || (slot.tag == uint32_t(hash) && *slot.key == key)) return i;
+      if (!slot.key || (slot.tag == uint32_t(hash) && std::string_view(slot.key, slot.size) == key)) return i;
     }
   }
   /// Room for `n` entries at most 3/4 full (a power of two of slots).
@@ -136,7 +139,7 @@ private:
     while (4 * n > 3 * capacity) capacity *= 2;
     std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(capacity));
     for (const Slot &slot : old)
-      if (slot.key) slots_[probe(*slot.key, slot.tag)] = slot; // the tag holds the bits a slot index uses
+      if (slot.key) slots_[probe(std::string_view(slot.key, slot.size), slot.tag)] = slot; // the tag holds the bits a slot index uses
   }
 
   std::vector<Slot> slots_;

@@ -2,6 +2,7 @@
 #include "Emit/Emitter.h"
 #include "Emit/ConstantLayout.h"
 #include "IR/TreeSpec.h"
+#include "IR/ValueNames.h"
 #include "Pte/DistinctBlobs.h"
 #include "Ops/OperatorTable.h"
 #include "Plan/PlanPasses.h"
@@ -12,7 +13,9 @@
 #include <cctype>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 
 namespace exir::emit {
 
@@ -49,7 +52,7 @@ public:
     }
     size_t before = distinct_.size();
     size_t index = distinct_.add(blob);
-    if (index == before) out_.constants.push_back(blob);
+    if (index == before) out_.constants.push_back(std::move(blob));
     t.dataBufferIdx = uint32_t(index + 1); // 0 is the placeholder
   }
 
@@ -85,13 +88,78 @@ std::string compactTreeSpec(const TreeSpec &spec) {
   return out + ")";
 }
 
+/// A hash table keyed by names the graph owns (the graph outlives the
+/// emitter; a slot points at the characters of the graph's string, one cache
+/// miss fewer per hit than at the std::string): open addressing, 24 bytes a
+/// slot, no key copies and no allocation per entry. A 100k-node
+/// method has ~300k values, and a node-based map of copied std::string keys
+/// was most of the emit pass.
+template <typename V> class NameTable {
+public:
+  void reserve(size_t n) { rehash(n); }
+  const V *find(std::string_view key) const {
+    if (slots_.empty()) return nullptr;
+    const Slot &slot = slots_[probe(key, hashOf(key))];
+    return slot.key ? &slot.value : nullptr;
+  }
+  /// Inserts or overwrites. `key` must outlive the table.
+  void set(const std::string &key, V value) {
+    rehash(size_ + 1);
+    size_t hash = hashOf(key);
+    Slot &slot = slots_[probe(key, hash)];
+    if (!slot.key) {
+      slot.key = key.data();
+      slot.size = uint32_t(key.size());
+      slot.tag = uint32_t(hash);
+      ++size_;
+    }
+    slot.value = value;
+  }
+
+private:
+  struct Slot {
+    const char *key = nullptr; // null: free
+    uint32_t size = 0;
+    uint32_t tag = 0; // low hash bits: most mismatches skip the string compare
+    V value{};
+  };
+  static size_t hashOf(std::string_view key) { return std::hash<std::string_view>{}(key); }
+  /// The slot holding `key`, or the free slot where it goes.
+  size_t probe(std::string_view key, size_t hash) const {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Slot &slot = slots_[i];
+      if (!slot.key || (slot.tag == uint32_t(hash) && std::string_view(slot.key, slot.size) == key)) return i;
+    }
+  }
+  /// Room for `n` entries at most 3/4 full (a power of two of slots).
+  void rehash(size_t n) {
+    if (4 * n <= 3 * slots_.size()) return;
+    size_t capacity = 16;
+    while (4 * n > 3 * capacity) capacity *= 2;
+    std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(capacity));
+    for (const Slot &slot : old)
+      if (slot.key) slots_[probe(std::string_view(slot.key, slot.size), slot.tag)] = slot; // the tag holds the bits a slot index uses
+  }
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 /// The values of one graph being emitted. A cond branch is emitted in its own
 /// scope (its value names are local to it) into the method's single chain.
 struct Scope {
+  Scope(const Graph &g, std::string path) : graph(&g), path(std::move(path)) {
+    // Out-variant results and views name the storage of another value.
+    // (About one a kernel: a planned graph is half memory.alloc nodes.)
+    aliases.reserve(g.nodes.size() / 2);
+    plan::forEachStorageAlias(g, [&](const std::string &value, const std::string &base) { aliases.set(value, &base); });
+    ids.reserve(g.tensorValues.size() + g.symIntValues.size());
+  }
   const Graph *graph;
   std::string path; // subgraph path, qualifies names in the memory plan
-  std::unordered_map<std::string, std::string> aliases;
-  std::unordered_map<std::string, int32_t> ids;
+  NameTable<const std::string *> aliases;
+  NameTable<int32_t> ids;
 };
 
 /// Python sym ops -> the ExecuTorch prim ops upstream's emitter calls for them.
@@ -111,11 +179,16 @@ public:
   MethodEmitter(const Program &program, const std::string &name, const Method &method, ConstantPool &constants,
                 const EmitOptions &options)
       : program_(program), name_(name), method_(method), ep_(method.program), graph_(method.program.graph),
-        constants_(constants), options_(options), top_{&graph_, "", plan::storageAliases(graph_), {}}, scope_(&top_) {}
+        constants_(constants), options_(options), top_(graph_, ""), scope_(&top_) {}
 
   pte::ExecutionPlan emit() {
     plan_.name = name_;
     plan_.chains.emplace_back();
+    // A value per tensor plus the literal arguments (a few per node; the
+    // graphs measured have under one per two nodes): growing a vector of
+    // 96-byte values by doubling touched twice the memory.
+    plan_.values.reserve(graph_.tensorValues.size() + graph_.nodes.size() / 2 + 16);
+    plan_.chains[0].instructions.reserve(graph_.nodes.size());
     emitPlaceholders();
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       try {
@@ -145,6 +218,8 @@ private:
     if (!meta) throw Error("tensor '" + valueName + "' has no metadata");
     pte::Tensor t;
     t.scalarType = meta->dtype;
+    t.sizes.reserve(meta->sizes.size());
+    t.dimOrder.reserve(meta->sizes.size());
     bool dynamic = false;
     for (size_t d = 0; d < meta->sizes.size(); ++d) {
       const SymInt &s = meta->sizes[d];
@@ -159,12 +234,25 @@ private:
                                              : "/methods/" + name_ + " (subgraph " + scope_->path + ")");
       t.sizes.push_back(int32_t(size));
     }
-    for (int64_t d : meta->dimOrder()) t.dimOrder.push_back(uint8_t(d));
+    // TensorMeta::dimOrder sorts the dims by stride (a vector and a stable
+    // sort's buffer per tensor); strides already in order, as nearly all are,
+    // give the identity without that.
+    const std::vector<SymInt> &strides = meta->strides;
+    bool inOrder = strides.size() == meta->sizes.size();
+    for (size_t d = 0; d + 1 < strides.size() && inOrder; ++d)
+      inOrder = strides[d].isExpr || strides[d + 1].isExpr || strides[d].value >= strides[d + 1].value;
+    if (inOrder)
+      for (size_t d = 0; d < meta->sizes.size(); ++d) t.dimOrder.push_back(uint8_t(d));
+    else
+      for (int64_t d : meta->dimOrder()) t.dimOrder.push_back(uint8_t(d));
     t.requiresGrad = meta->requiresGrad;
     t.shapeDynamism = dynamic ? pte::TensorShapeDynamism::DynamicBound : pte::TensorShapeDynamism::Static;
-    if (planned)
-      if (const Allocation *a = method_.plan->allocations.find(scopedValueName(scope_->path, valueName)))
-        t.allocationInfo = pte::AllocationDetails::at(a->memId, a->offset);
+    if (planned) {
+      // The method's own values are planned under their plain names: no copy.
+      const Allocation *a = scope_->path.empty() ? method_.plan->allocations.find(valueName)
+                                                 : method_.plan->allocations.find(scopedValueName(scope_->path, valueName));
+      if (a) t.allocationInfo = pte::AllocationDetails::at(a->memId, a->offset);
+    }
     return t;
   }
 
@@ -175,7 +263,7 @@ private:
       if (arg.kind != ArgKind::Tensor) {
         // Non-tensor user input (e.g. a float): a scalar value the caller sets.
         int32_t id = push(arg.kind == ArgKind::SymFloat ? pte::EValue(pte::Double{0}) : pte::EValue(pte::Int{0}));
-        if (arg.kind == ArgKind::SymInt && !arg.syms.empty()) scope_->ids[arg.syms[0].name] = id;
+        if (arg.kind == ArgKind::SymInt && !arg.syms.empty()) scope_->ids.set(arg.syms[0].name, id);
         if (spec.kind == InputKind::UserInput) plan_.inputs.push_back(id);
         continue;
       }
@@ -189,7 +277,7 @@ private:
         constants_.place(t, *c, spec.target);
       }
       int32_t id = push(std::move(t));
-      scope_->ids[arg.name] = id;
+      scope_->ids.set(arg.name, id);
       if (spec.kind == InputKind::UserInput) plan_.inputs.push_back(id);
     }
   }
@@ -201,12 +289,10 @@ private:
     return int32_t(plan_.operators.size() - 1);
   }
 
-  int32_t valueOf(const std::string &name) {
-    auto it = scope_->ids.find(name);
-    if (it != scope_->ids.end()) return it->second;
-    auto alias = scope_->aliases.find(name);
-    if (alias != scope_->aliases.end()) return valueOf(alias->second);
-    throw Error("value '" + name + "' is used before the emitter has seen it");
+  int32_t valueOf(std::string_view name) {
+    if (const int32_t *id = scope_->ids.find(name)) return *id;
+    if (const std::string *const *base = scope_->aliases.find(name)) return valueOf(**base);
+    throw Error("value '" + std::string(name) + "' is used before the emitter has seen it");
   }
 
   /// Emits a literal argument as new values (no deduplication, as upstream).
@@ -298,18 +384,19 @@ private:
     int32_t opIndex = -1;
   };
 
-  const KnownTarget &knownTarget(const std::string &target) {
+  KnownTarget &knownTarget(const std::string &target) {
     auto [it, inserted] = targets_.try_emplace(target);
     if (inserted) it->second.target = parseTarget(target);
     return it->second;
   }
 
   void emitNodeInstructions(const Node &node) {
-    const OpTarget &t = knownTarget(node.target).target;
+    KnownTarget &known = knownTarget(node.target);
+    const OpTarget &t = known.target;
     switch (t.dialect) {
     case TargetDialect::MemoryAlloc: {
       const std::string &name = node.outputs.at(0).name;
-      scope_->ids[name] = push(tensorOf(name, true));
+      scope_->ids.set(name, push(tensorOf(name, true)));
       return;
     }
     case TargetDialect::MemoryView: return emitView(node);
@@ -321,11 +408,11 @@ private:
     default:
       break;
     }
-    emitKernelCall(node, t);
+    emitKernelCall(node, known);
   }
 
-  void emitKernelCall(const Node &node, const OpTarget &t) {
-    KnownTarget &known = targets_.find(node.target)->second;
+  void emitKernelCall(const Node &node, KnownTarget &known) {
+    const OpTarget &t = known.target;
     if (!known.schema) {
       known.schema = OperatorTable::builtin().lookup(t.qualifiedName());
       if (!known.schema) throw Error("operator " + t.qualifiedName() + " is unknown to the operator table");
@@ -352,7 +439,7 @@ private:
       // In place (copy_): the result is the mutated first argument itself.
       call.args.push_back(call.args[0]);
       for (const auto &o : node.outputs)
-        if (o.kind == ArgKind::Tensor) scope_->ids[o.name] = call.args[0];
+        if (o.kind == ArgKind::Tensor) scope_->ids.set(o.name, call.args[0]);
     } else if (outIds.size() == 1) {
       call.args.push_back(outIds[0]);
     } else if (outIds.size() > 1) {
@@ -363,9 +450,9 @@ private:
       call.args.push_back(ret);
       for (const auto &o : node.outputs)
         if ((o.kind == ArgKind::SymInt || o.kind == ArgKind::SymFloat || o.kind == ArgKind::SymBool) && !o.syms.empty())
-          scope_->ids[o.syms[0].name] = ret;
+          scope_->ids.set(o.syms[0].name, ret);
         else if (o.kind == ArgKind::Tensor)
-          scope_->ids[o.name] = ret;
+          scope_->ids.set(o.name, ret);
     }
     plan_.chains[0].instructions.push_back(std::move(call));
   }
@@ -382,7 +469,7 @@ private:
     bool hasStorage = baseValue.allocationInfo || baseValue.dataBufferIdx != 0;
     if (t.shapeDynamism == pte::TensorShapeDynamism::Static &&
         baseValue.shapeDynamism == pte::TensorShapeDynamism::Static && hasStorage) {
-      scope_->ids[name] = push(std::move(t));
+      scope_->ids.set(name, push(std::move(t)));
       return;
     }
     const OpSchema *schema = OperatorTable::builtin().lookup("executorch_prim::et_view");
@@ -392,7 +479,7 @@ private:
     int32_t self = valueOf(base);
     int32_t sizeId = emitArgument(size->arg, schema->arguments[1]);
     int32_t out = push(std::move(t));
-    scope_->ids[name] = out;
+    scope_->ids.set(name, out);
     pte::KernelCall call;
     call.opIndex = operatorIndex("executorch_prim::et_view", "default");
     call.args = {self, sizeId, out};
@@ -427,7 +514,7 @@ private:
     int32_t ret = push(pte::Int{0});
     call.args.push_back(ret);
     for (const auto &o : node.outputs)
-      if (!o.syms.empty() && o.syms[0].isName) scope_->ids[o.syms[0].name] = ret;
+      if (!o.syms.empty() && o.syms[0].isName) scope_->ids.set(o.syms[0].name, ret);
     plan_.chains[0].instructions.push_back(std::move(call));
   }
 
@@ -444,7 +531,7 @@ private:
     for (const auto &o : node.outputs) {
       if (o.kind != ArgKind::Tensor) throw Error(std::string("cond output of kind ") + argKindTag(o.kind) + " cannot be emitted");
       int32_t id = push(tensorOf(o.name, true));
-      scope_->ids[o.name] = id;
+      scope_->ids.set(o.name, id);
       outIds.push_back(id);
     }
     const Argument &pred = node.inputs[0].arg;
@@ -469,12 +556,12 @@ private:
 
   void emitBranch(const Argument &branch, const std::vector<int32_t> &operands, const std::vector<int32_t> &outIds) {
     const Graph &g = *branch.graph;
-    Scope sub{&g, scopedValueName(scope_->path, branch.graphName), plan::storageAliases(g), {}};
+    Scope sub(g, scopedValueName(scope_->path, branch.graphName));
     if (g.inputs.size() != operands.size()) throw Error("cond branch '" + branch.graphName + "' takes a different number of operands");
     for (size_t k = 0; k < g.inputs.size(); ++k) {
       const Argument &in = g.inputs[k];
-      if (in.kind == ArgKind::Tensor) sub.ids[in.name] = operands[k];
-      else if (in.kind == ArgKind::SymInt && !in.syms.empty()) sub.ids[in.syms[0].name] = operands[k];
+      if (in.kind == ArgKind::Tensor) sub.ids.set(in.name, operands[k]);
+      else if (in.kind == ArgKind::SymInt && !in.syms.empty()) sub.ids.set(in.syms[0].name, operands[k]);
     }
     Scope *outer = scope_;
     scope_ = &sub;
@@ -511,15 +598,12 @@ private:
     pte::DelegateCall call;
     call.delegateIndex = int32_t(plan_.delegates.size() - 1);
     std::vector<int32_t> outIds;
-    for (const auto &o : node.outputs) {
-      std::vector<std::string> names;
-      o.collectTensorNames(names);
-      for (const auto &n : names) {
+    for (const auto &o : node.outputs)
+      forEachTensorName(o, [&](const std::string &n) { // n lives in the graph: the table keeps a view of it
         int32_t id = push(tensorOf(n, true));
-        scope_->ids[n] = id;
+        scope_->ids.set(n, id);
         outIds.push_back(id);
-      }
-    }
+      });
     for (size_t i = 1; i < node.inputs.size(); ++i) {
       const Argument &a = node.inputs[i].arg;
       if (a.kind == ArgKind::Tensor) call.args.push_back(valueOf(a.name));
@@ -590,7 +674,7 @@ private:
   Scope top_;
   Scope *scope_; // the graph being emitted: the method's, or a cond branch's
   std::vector<const Node *> enclosing_; // nodes being emitted, outermost first (--emit-stacktraces)
-  std::unordered_map<std::string, KnownTarget> targets_; // by node.target
+  std::unordered_map<std::string_view, KnownTarget> targets_; // by node.target (the graph's string)
   pte::ExecutionPlan plan_;
 };
 

@@ -37,7 +37,7 @@ std::string escapePointerToken(std::string_view token) {
 
 std::string Path::pointer(size_t drop) const {
   std::string out = prefix_;
-  size_t count = segments_.size() - std::min(drop, segments_.size());
+  size_t count = depth_ - std::min(drop, depth_);
   for (size_t i = 0; i < count; ++i) {
     const auto &segment = segments_[i];
     out += '/';

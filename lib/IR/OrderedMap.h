@@ -24,9 +24,16 @@ public:
   using value_type = std::pair<std::string, V>;
 
   /// Inserts or overwrites; an overwritten key keeps its position.
-  V &set(const std::string &key, V value) { return setImpl(key, std::move(value)); }
-  /// Same, taking the key's storage (readers build each key once).
-  V &set(std::string &&key, V value) { return setImpl(std::move(key), std::move(value)); }
+  V &set(const std::string &key, V value) {
+    size_t hash = hashOf(key);
+    if (size_t pos = position(key, hash); pos != npos) {
+      items_[pos].second = std::move(value);
+      return items_[pos].second;
+    }
+    items_.emplace_back(key, std::move(value));
+    if (!slots_.empty() || items_.size() > kLinearLimit) indexLast(hash);
+    return items_.back().second;
+  }
   V &operator[](const std::string &key) {
     if (size_t pos = position(key, hashOf(key)); pos != npos) return items_[pos].second;
     return set(key, V{});
@@ -83,17 +90,6 @@ private:
   // program from allocating 100k hash tables.
   static constexpr size_t kLinearLimit = 8;
   static constexpr size_t npos = static_cast<size_t>(-1);
-
-  template <typename K> V &setImpl(K &&key, V value) {
-    size_t hash = hashOf(key);
-    if (size_t pos = position(key, hash); pos != npos) {
-      items_[pos].second = std::move(value);
-      return items_[pos].second;
-    }
-    items_.emplace_back(std::forward<K>(key), std::move(value));
-    if (!slots_.empty() || items_.size() > kLinearLimit) indexLast(hash);
-    return items_.back().second;
-  }
 
   static size_t hashOf(const std::string &key) { return std::hash<std::string>{}(key); }
   // A slot is (hash tag << 32) | (position + 1), 0 when free: the tag skips

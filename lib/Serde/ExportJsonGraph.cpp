@@ -245,9 +245,7 @@ Node ExportReader::node(Element e) {
       forEach(a, [&](Element item) { n.outputs.push_back(argument(item)); });
       req.see(2);
     } else if (k == "metadata") {
-      Object metadata = r_.object(v);
-      n.metadata.reserve(metadata.size());
-      forEachField(metadata, [&](std::string_view mk, Element mv) {
+      forEachField(r_.object(v), [&](std::string_view mk, Element mv) {
         n.metadata.set(std::string(mk), str(mv));
       });
       req.see(3);

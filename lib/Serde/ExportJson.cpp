@@ -324,7 +324,7 @@ ExportedProgram readExportedProgramJson(std::string_view json, const std::string
 
 ExportedProgram readExportedProgramJsonPadded(simdjson::padded_string json, const std::string &file,
                                               const ExportJsonOptions &options) {
-  json::Document doc(std::move(json), file);
+  json::Document doc(json::PaddedText(std::move(json)), file);
   json::Reader reader(file);
   return exportedProgramFromDom(doc.root(), reader, options);
 }

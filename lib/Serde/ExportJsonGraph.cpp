@@ -267,7 +267,9 @@ Graph ExportReader::graph(Element e) {
   forEachField(o, [&](std::string_view k, Element v) {
     if (k == "inputs" || k == "outputs") {
       auto &list = k == "inputs" ? g.inputs : g.outputs;
-      forEach(r_.array(v), [&](Element item) { list.push_back(argument(item)); });
+      Array a = r_.array(v);
+      list.reserve(a.size());
+      forEach(a, [&](Element item) { list.push_back(argument(item)); });
       req.see(k == "inputs" ? 0 : 1);
     } else if (k == "nodes") {
       Array a = r_.array(v);

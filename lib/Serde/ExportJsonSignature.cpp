@@ -184,6 +184,8 @@ GraphSignature ExportReader::legacySignature(Object o, const Graph &g) {
     }
   });
   GraphSignature sig;
+  sig.inputSpecs.reserve(g.inputs.size());
+  sig.outputSpecs.reserve(g.outputs.size());
   for (const auto &input : g.inputs) {
     InputSpec spec;
     spec.arg = input;
@@ -222,10 +224,15 @@ GraphSignature ExportReader::signature(Element e, const Graph &g) {
   Required req("GraphSignature", {"input_specs", "output_specs"});
   forEachField(o, [&](std::string_view k, Element v) {
     if (k == "input_specs") {
-      forEach(r_.array(v), [&](Element item) { sig.inputSpecs.push_back(inputSpec(item)); });
+      // Reserved: 100k parameters make 100k specs of an Argument each.
+      Array a = r_.array(v);
+      sig.inputSpecs.reserve(a.size());
+      forEach(a, [&](Element item) { sig.inputSpecs.push_back(inputSpec(item)); });
       req.see(0);
     } else if (k == "output_specs") {
-      forEach(r_.array(v), [&](Element item) { sig.outputSpecs.push_back(outputSpec(item)); });
+      Array a = r_.array(v);
+      sig.outputSpecs.reserve(a.size());
+      forEach(a, [&](Element item) { sig.outputSpecs.push_back(outputSpec(item)); });
       req.see(1);
     } else if (k == "user_inputs" || k == "inputs_to_parameters") {
       legacy = true;

@@ -15,6 +15,12 @@
 #include <iterator>
 #include <limits>
 #include <sstream>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace exir::json {
 
@@ -31,7 +37,7 @@ std::string escapePointerToken(std::string_view token) {
 
 std::string Path::pointer(size_t drop) const {
   std::string out = prefix_;
-  size_t count = segments_.size() - std::min(drop, segments_.size());
+  size_t count = depth_ - std::min(drop, depth_);
   for (size_t i = 0; i < count; ++i) {
     const auto &segment = segments_[i];
     out += '/';
@@ -389,18 +395,76 @@ bool locateSyntaxError(std::string_view text, std::string &pointer, size_t &offs
   return true;
 }
 
-simdjson::padded_string loadPadded(const std::string &path) {
+PaddedText &PaddedText::operator=(PaddedText &&other) noexcept {
+  if (this == &other) return *this;
+  reset();
+  bool owned = other.mapping_ == nullptr;
+  owned_ = std::move(other.owned_);
+  mapping_ = std::exchange(other.mapping_, nullptr);
+  mappingSize_ = std::exchange(other.mappingSize_, 0);
+  data_ = owned ? owned_.data() : other.data_;
+  size_ = owned ? owned_.size() : other.size_;
+  other.data_ = nullptr;
+  other.size_ = 0;
+  return *this;
+}
+
+void PaddedText::reset() {
+  if (mapping_) munmap(mapping_, mappingSize_);
+  mapping_ = nullptr;
+  mappingSize_ = 0;
+  owned_ = simdjson::padded_string();
+  data_ = nullptr;
+  size_ = 0;
+}
+
+PaddedText PaddedText::map(const std::string &path) {
+  PaddedText text;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    ::close(fd);
+    return text;
+  }
+  auto size = static_cast<size_t>(st.st_size);
+  auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Reserve the file's pages plus one: the file is mapped over the start, and
+  // the bytes after its end (the rest of its last page, then the extra page)
+  // read as zeros, which is the padding simdjson reads past the end.
+  static_assert(simdjson::SIMDJSON_PADDING <= 4096, "padding must fit in one page");
+  size_t total = (size + page - 1) / page * page + page;
+  void *base = mmap(nullptr, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    ::close(fd);
+    return text;
+  }
+  void *file = mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (file == MAP_FAILED) {
+    munmap(base, total);
+    return text;
+  }
+  text.mapping_ = base;
+  text.mappingSize_ = total;
+  text.data_ = static_cast<const char *>(base);
+  text.size_ = size;
+  return text;
+}
+
+PaddedText loadPadded(const std::string &path) {
   if (path == "-") return simdjson::padded_string(readFileOrStdin(path));
   requireRegularFile(path);
+  if (PaddedText mapped = PaddedText::map(path); !mapped.empty()) return mapped;
   simdjson::padded_string buffer;
   auto error = simdjson::padded_string::load(path).get(buffer);
   if (error) throw Error("cannot read file", path);
   return buffer;
 }
 
-Document::Document(std::string_view text, const std::string &file) : buffer_(text) { parse(file); }
+Document::Document(std::string_view text, const std::string &file) : buffer_(simdjson::padded_string(text)) { parse(file); }
 
-Document::Document(simdjson::padded_string buffer, const std::string &file)
+Document::Document(PaddedText buffer, const std::string &file)
     : buffer_(std::move(buffer)) {
   parse(file);
 }
@@ -418,7 +482,7 @@ void Document::parse(const std::string &file) {
   if (!error) {
     // The DOM holds its own copies of every string, so the text can go now;
     // for a 65 MB program that is 65 MB off the peak.
-    buffer_ = simdjson::padded_string();
+    buffer_.reset();
     keepDocumentOnly();
     return;
   }
@@ -439,7 +503,7 @@ void Document::parse(const std::string &file) {
     buffer_ = simdjson::padded_string(quoted);
     auto retry = parser_.parse(buffer_.data(), buffer_.size(), false).get(root_);
     if (!retry) {
-      buffer_ = simdjson::padded_string();
+      buffer_.reset();
       keepDocumentOnly();
       return;
     }

@@ -13,77 +13,13 @@
 
 namespace exir {
 
-namespace {
-// True if any of the 8 bytes needs escaping: < 0x20, '"', '\\', or >= 0x7F.
-inline bool wordNeedsEscape(uint64_t w) {
-  constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-  auto hasZeroByte = [](uint64_t v) { return (v - ones) & ~v & highs; };
-  uint64_t control = (w - ones * 0x20) & ~w & highs; // bytes < 0x20 (for bytes < 0x80)
-  uint64_t quote = hasZeroByte(w ^ (ones * '"'));
-  uint64_t backslash = hasZeroByte(w ^ (ones * '\\'));
-  uint64_t del = hasZeroByte(w ^ (ones * 0x7F));
-  return (control | quote | backslash | del | (w & highs)) != 0;
-}
-} // namespace
 
-void JsonWriter::put(const char *p, size_t n) {
-  std::memcpy(room(n), p, n);
-  size_ += n;
-}
-
-void JsonWriter::open(char c) {
-  beforeValue();
-  put(c);
-  first_.push_back(true);
-}
-
-void JsonWriter::close(char c) {
-  first_.pop_back();
-  put(c);
-}
-
-void JsonWriter::putString(std::string_view s) {
-  // Fast path: plain printable ASCII is copied as is.
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (wordNeedsEscape(w)) break;
-  }
-  for (; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') break;
-  }
-  if (i == s.size()) {
-    char *p = room(s.size() + 2);
-    p[0] = '"';
-    std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
-    size_ += s.size() + 2;
-    return;
-  }
-  std::string escaped;
-  appendJsonString(escaped, s);
-  put(escaped.data(), escaped.size());
-}
-
-void JsonWriter::key(std::string_view name) {
-  if (!first_.back()) put(", ", 2);
-  first_.back() = false;
-  putString(name);
-  put(": ", 2);
-  afterKey_ = true;
-}
-
-void JsonWriter::null() {
-  beforeValue();
-  put("null", 4);
-}
-
-void JsonWriter::boolean(bool v) {
-  beforeValue();
-  if (v) put("true", 4);
-  else put("false", 5);
+void JsonWriter::putEscaped(std::string_view s) {
+  // Every node's stack trace has quotes and newlines: the escaped form is
+  // built in a reused scratch string, not a fresh one each time.
+  scratch_.clear();
+  appendJsonString(scratch_, s);
+  put(scratch_.data(), scratch_.size());
 }
 
 void JsonWriter::integer(int64_t v) {
@@ -106,9 +42,9 @@ void JsonWriter::real(double v) {
     if (v > 0) put("\"Infinity\"", 10);
     else put("\"-Infinity\"", 11);
   } else {
-    std::string repr;
-    appendPythonFloatRepr(repr, v);
-    put(repr.data(), repr.size());
+    scratch_.clear();
+    appendPythonFloatRepr(scratch_, v);
+    put(scratch_.data(), scratch_.size());
   }
 }
 
@@ -220,7 +156,7 @@ void appendJsonString(std::string &out, std::string_view s) {
     while (i + 8 <= s.size()) {
       uint64_t w;
       std::memcpy(&w, s.data() + i, 8);
-      if (wordNeedsEscape(w)) break;
+      if (jsonWordNeedsEscape(w)) break;
       i += 8;
     }
     if (i >= s.size()) break;

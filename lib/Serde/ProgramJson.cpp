@@ -79,8 +79,21 @@ private:
   OpLibraryRecord opLibrary(Element e);
   template <class Record> Record textRecord(json::Object o, const char *what);
 
+  /// A DataRef's file made absolute. Every constant names the same few files
+  /// (100k references to one .pt2), so the last answer is kept: path
+  /// arithmetic per reference was a tenth of reading a 100k-node program.
+  const std::string &resolve(std::string_view text) {
+    if (text != lastFile_ || lastResolved_.empty()) {
+      fs::path file{std::string(text)};
+      lastResolved_ = (file.is_absolute() ? file : base_ / file).lexically_normal().string();
+      lastFile_ = std::string(text);
+    }
+    return lastResolved_;
+  }
+
   Reader &r_;
   fs::path base_;
+  std::string lastFile_, lastResolved_;
 };
 
 DataRef ArtifactReader::dataRef(Element e) {
@@ -98,10 +111,7 @@ DataRef ArtifactReader::dataRef(Element e) {
   }
   bool haveLength = false;
   forEachField(r_, o, [&](std::string_view k, Element v) {
-    if (k == "file") {
-      fs::path file(std::string(r_.string(v)));
-      ref.file = (file.is_absolute() ? file : base_ / file).lexically_normal().string();
-    } else if (k == "offset") {
+    if (k == "file") ref.file = resolve(r_.string(v)); else if (k == "offset") {
       ref.offset = readUnsigned(r_, v);
     } else if (k == "length") {
       ref.length = readUnsigned(r_, v);
@@ -271,7 +281,9 @@ MemoryPlan ArtifactReader::memoryPlan(Element e) {
     else if (k == "buffer_sizes") plan.bufferSizes = readUnsignedList(r_, v);
     else if (k == "lower_bounds") plan.lowerBounds = readUnsignedList(r_, v);
     else if (k == "allocations") {
-      forEachField(r_, r_.object(v), [&](std::string_view name, Element placement) {
+      json::Object allocations = r_.object(v);
+      plan.allocations.reserve(allocations.size());
+      forEachField(r_, allocations, [&](std::string_view name, Element placement) {
         json::Array a = r_.array(placement);
         if (a.size() != 2) r_.fail("expected [mem_id, offset], found an array of " + std::to_string(a.size()));
         Allocation alloc;
@@ -321,7 +333,9 @@ Program ArtifactReader::program(Element e) {
   }
   forEachField(r_, o, [&](std::string_view k, Element v) {
     if (k == "constants") {
-      forEachField(r_, r_.object(v), [&](std::string_view fqn, Element c) {
+      json::Object constants = r_.object(v);
+      p.constants.reserve(constants.size());
+      forEachField(r_, constants, [&](std::string_view fqn, Element c) {
         p.constants.set(std::string(fqn), constant(c));
       });
     } else if (k == "delegates") {
@@ -372,7 +386,16 @@ public:
   void write();
 
 private:
-  std::string pathFor(const std::string &file) const {
+  /// The path written for a DataRef's file; the last one is kept, as in the
+  /// reader (100k constants name one archive).
+  const std::string &pathFor(const std::string &file) {
+    if (file != lastFile_ || lastPath_.empty()) {
+      lastPath_ = computePathFor(file);
+      lastFile_ = file;
+    }
+    return lastPath_;
+  }
+  std::string computePathFor(const std::string &file) const {
     fs::path path(file);
     if (!path.is_absolute()) path = base_ / path;
     path = path.lexically_normal();
@@ -430,6 +453,7 @@ private:
   JsonWriter &w_;
   const Program &p_;
   fs::path outputDir_, base_;
+  std::string lastFile_, lastPath_;
 };
 
 void ArtifactWriter::write() {

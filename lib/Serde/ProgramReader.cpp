@@ -296,8 +296,8 @@ std::string jsonBaseDirectory(const std::string &path) {
 }
 
 // Refuses a zip piped through stdin: its weights need a file to point into.
-simdjson::padded_string loadJsonInput(const std::string &path) {
-  simdjson::padded_string text = json::loadPadded(path);
+json::PaddedText loadJsonInput(const std::string &path) {
+  json::PaddedText text = json::loadPadded(path);
   checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
   if (text.size() >= 4 && std::memcmp(text.data(), "PK\3\4", 4) == 0)
     throw Error("a zip archive cannot be read from stdin (its weights must stay in a file); pass its path",
@@ -343,7 +343,7 @@ namespace {
 
 /// A program from JSON text already in memory; `path` names it in errors and
 /// gives the base directory of relative data references ("-": the current one).
-Program programFromJsonText(simdjson::padded_string text, const std::string &path, InputFormat &format) {
+Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format) {
   checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
   json::Document doc(std::move(text), path);
   json::Reader r(path);

@@ -415,3 +415,33 @@ TEST_CASE("JsonWriter streamed in small pieces writes the same text", "[serde][j
   CHECK(streamed == whole.str());
   CHECK(pieces > 10); // it did stream: never more than about 256 bytes held
 }
+
+TEST_CASE("JsonWriter escapes a special byte at any position of short and long strings",
+          "[serde][json-writer]") {
+  // The escape check reads strings a word at a time with separate paths for
+  // lengths 0-3, 4-7 and 8+ (overlapping tails); every position must be seen.
+  const std::pair<char, const char *> specials[] = {
+      {'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\x01', "\\u0001"}, {'\x1f', "\\u001f"},
+      {'\x7f', "\\u007f"}, {'\xff', "\\u00ff"}};
+  for (size_t length = 1; length <= 24; ++length)
+    for (size_t pos = 0; pos < length; ++pos)
+      for (const auto &[c, escaped] : specials) {
+        std::string s(length, 'a');
+        s[pos] = c;
+        std::string expected = "\"" + std::string(pos, 'a') + escaped + std::string(length - pos - 1, 'a') + "\"";
+        JsonWriter w;
+        w.beginObject();
+        w.key(s);
+        w.string(s);
+        w.endObject();
+        INFO("length " << length << ", byte " << int(static_cast<unsigned char>(c)) << " at " << pos);
+        CHECK(w.str() == "{" + expected + ": " + expected + "}");
+      }
+  JsonWriter w;
+  w.beginArray();
+  for (size_t length = 0; length <= 24; ++length) w.string(std::string(length, '~'));
+  w.endArray();
+  std::string plain = "[";
+  for (size_t length = 0; length <= 24; ++length) plain += (length ? ", \"" : "\"") + std::string(length, '~') + "\"";
+  CHECK(w.str() == plain + "]");
+}

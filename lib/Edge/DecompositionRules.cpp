@@ -1529,8 +1529,10 @@ struct Expander {
         if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
         args.emplace_back(sa.index, param->kwargOnly ? keyword(sa.name, std::move(a)) : positional(sa.name, std::move(a)));
       }
-      // Schema order, as torch.export writes arguments.
-      std::stable_sort(args.begin(), args.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+      // Schema order, as torch.export writes arguments: a stable insertion sort
+      // (a handful of arguments; std::stable_sort allocates a buffer per call).
+      for (size_t k = 1; k < args.size(); ++k)
+        for (size_t j = k; j > 0 && args[j].first < args[j - 1].first; --j) std::swap(args[j], args[j - 1]);
       std::vector<NamedArgument> inputs;
       inputs.reserve(args.size());
       for (auto &[index, arg] : args) inputs.push_back(std::move(arg));

@@ -13,53 +13,64 @@
 #include "Support/Error.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace exir::edge {
 
+namespace {
+/// What the check decides for one target string: the same for every node calling it.
+struct Verdict {
+  enum Kind { Allowed, AllowedNonCore, UnknownTarget, UnknownOp, NotCore } kind = Allowed;
+  std::string qname; // AllowedNonCore / UnknownOp / NotCore
+};
+
+Verdict judge(const std::string &target, const std::vector<std::string> &allowNonCore) {
+  OpTarget t = parseTarget(target);
+  if (t.dialect == TargetDialect::Other) return {Verdict::UnknownTarget, {}};
+  if (t.dialect != TargetDialect::Aten || t.ns == "higher_order") return {};
+  // Sym ops and runtime asserts are exempt, as upstream's EXIRATenDialectVerifier exempts them.
+  if (staysAtenInEdge(t)) return {};
+  std::string qname = t.qualifiedName();
+  auto allowed = [&] { return std::find(allowNonCore.begin(), allowNonCore.end(), qname) != allowNonCore.end(); };
+  if (!irValidityChecks() && t.ns == "aten" && !(isKnownOp(qname) && isCoreOp(qname)))
+    return {Verdict::AllowedNonCore, qname}; // --no-verify: kept, as if --allow-non-core named it
+  // Custom namespaces (quantized_decomposed, dim_order_ops, user libraries) are allowed as
+  // registered custom ops; the ones our table knows are checked later for dtypes.
+  if (t.ns != "aten") return {};
+  if (!isKnownOp(qname)) return {allowed() ? Verdict::AllowedNonCore : Verdict::UnknownOp, qname};
+  if (isCoreOp(qname)) return {};
+  return {allowed() ? Verdict::AllowedNonCore : Verdict::NotCore, qname};
+}
+} // namespace
+
 void checkAtenDialect(Program &program, const std::vector<std::string> &allowNonCore) {
+  // Judged once per distinct target string: a graph has many nodes and few targets.
+  std::unordered_map<std::string, Verdict> verdicts;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     std::vector<std::string> allowedUsed;
     for (size_t i = 0; i < ep.graph.nodes.size(); ++i) {
       const Node &node = ep.graph.nodes[i];
-      OpTarget t = targetOf(node);
+      auto [slot, unseen] = verdicts.try_emplace(node.target);
+      if (unseen) slot->second = judge(node.target, allowNonCore);
+      const Verdict &v = slot->second;
+      if (v.kind == Verdict::Allowed) continue;
+      if (v.kind == Verdict::AllowedNonCore) {
+        allowedUsed.push_back(v.qname);
+        continue;
+      }
       std::string where = "/methods/" + methodName + "/graph_module/graph/nodes/" + std::to_string(i) + " (" +
                           node.displayName() + ")";
-      if (t.dialect == TargetDialect::Other)
-        throw Error("unknown call target '" + node.target + "'", {}, where);
-      if (t.dialect != TargetDialect::Aten || t.ns == "higher_order") continue;
-      // Sym ops and runtime asserts are exempt, as upstream's EXIRATenDialectVerifier exempts them.
-      if (staysAtenInEdge(t)) continue;
-      std::string qname = t.qualifiedName();
-      if (!irValidityChecks() && t.ns == "aten" && !(isKnownOp(qname) && isCoreOp(qname))) {
-        allowedUsed.push_back(qname); // --no-verify: kept, as if --allow-non-core named it
-        continue;
-      }
-      if (t.ns != "aten") {
-        // Custom namespaces (quantized_decomposed, dim_order_ops, user libraries) are allowed as
-        // registered custom ops; the ones our table knows are checked later for dtypes.
-        continue;
-      }
-      if (!isKnownOp(qname)) {
-        if (std::find(allowNonCore.begin(), allowNonCore.end(), qname) != allowNonCore.end()) {
-          allowedUsed.push_back(qname);
-          continue;
-        }
-        std::string frame = userFrame(node);
-        throw Error("operator " + qname + " is unknown to the operator table" +
-                        (frame.empty() ? "" : " (at " + frame + ")") +
-                        "; hint: pass --allow-non-core " + qname + " to keep it as it is",
-                    {}, where);
-      }
-      if (isCoreOp(qname)) continue;
-      if (std::find(allowNonCore.begin(), allowNonCore.end(), qname) != allowNonCore.end()) {
-        allowedUsed.push_back(qname);
-        continue;
-      }
+      if (v.kind == Verdict::UnknownTarget) throw Error("unknown call target '" + node.target + "'", {}, where);
       std::string frame = userFrame(node);
-      throw Error("operator " + qname + " is not core ATen and has no decomposition" +
+      if (v.kind == Verdict::UnknownOp)
+        throw Error("operator " + v.qname + " is unknown to the operator table" +
+                        (frame.empty() ? "" : " (at " + frame + ")") +
+                        "; hint: pass --allow-non-core " + v.qname + " to keep it as it is",
+                    {}, where);
+      throw Error("operator " + v.qname + " is not core ATen and has no decomposition" +
                       (frame.empty() ? "" : " (at " + frame + ")") +
-                      "; hint: decompose it before export, or pass --allow-non-core " + qname +
+                      "; hint: decompose it before export, or pass --allow-non-core " + v.qname +
                       " if your runtime has a kernel for it",
                   {}, where);
     }

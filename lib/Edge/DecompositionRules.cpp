@@ -23,6 +23,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -37,25 +38,6 @@ namespace exir::edge {
 //===----------------------------------------------------------------------===//
 // Rules
 //===----------------------------------------------------------------------===//
-
-struct StepMeta {
-  std::string like, dtype, sizes; // expressions; empty = not given
-};
-
-struct Step {
-  std::string op; // qualified name
-  std::vector<std::pair<std::string, std::string>> args;
-  std::vector<std::string> outputs;
-  std::map<std::string, StepMeta> meta;
-};
-
-struct DecompositionRules::Rule {
-  std::string match; // normalized qualified name
-  std::string when;
-  std::vector<Step> steps;
-  std::vector<std::string> returns;
-  std::string where; // "file:line"
-};
 
 namespace {
 
@@ -72,7 +54,9 @@ struct Val {
   std::string s; // Str text / Tensor name
   ScalarType dt = ScalarType::Undefined;
   std::vector<Val> list;
-  std::optional<Argument> raw; // the argument as read, passed through unchanged
+  // The argument as read (in the matched node, or its schema default), passed
+  // through unchanged; a pointer, as Vals are copied on every read of a name.
+  const Argument *raw = nullptr;
 
   static Val none() { return {}; }
   static Val integer(SymInt v) { Val x; x.k = K::Int; x.i = std::move(v); return x; }
@@ -83,12 +67,37 @@ struct Val {
   static Val ofList(std::vector<Val> l) { Val x; x.k = K::List; x.list = std::move(l); return x; }
 };
 
+/// Value names ($input, $out0, step outputs) are numbered once, when rules load,
+/// so that a rule reads its values by index instead of by string. The numbering is
+/// shared by every rule set of the process (tools are single-threaded).
+std::unordered_map<std::string, int> &nameIds() {
+  static std::unordered_map<std::string, int> ids;
+  return ids;
+}
+int internName(const std::string &name) { return nameIds().try_emplace(name, int(nameIds().size())).first->second; }
+/// -1 when no rule ever names it (then no expression can read it either).
+int nameId(const std::string &name) {
+  auto it = nameIds().find(name);
+  return it == nameIds().end() ? -1 : it->second;
+}
+
 struct Scope {
   Graph &graph;
-  std::unordered_map<std::string, Val> vars;
   // Built only when an error needs it: the description walks the node's stack trace.
   std::function<std::string()> where;
+  std::vector<Val> slots;     // by name id
+  std::vector<uint8_t> bound; // slots[id] holds a value
   [[noreturn]] void fail(const std::string &why) const { throw Error(why, {}, where()); }
+  const Val *find(int id) const { return id >= 0 && size_t(id) < bound.size() && bound[size_t(id)] ? &slots[size_t(id)] : nullptr; }
+  void set(int id, Val v) {
+    if (size_t(id) >= slots.size()) {
+      slots.resize(size_t(id) + 1);
+      bound.resize(size_t(id) + 1);
+    }
+    slots[size_t(id)] = std::move(v);
+    bound[size_t(id)] = 1;
+  }
+  void clear() { std::fill(bound.begin(), bound.end(), 0); }
 };
 
 const std::map<std::string, ScalarType> &dtypeNames() {
@@ -99,6 +108,69 @@ const std::map<std::string, ScalarType> &dtypeNames() {
       {"uint8", ScalarType::Byte},    {"int16", ScalarType::Short},   {"bool", ScalarType::Bool}};
   return m;
 }
+
+/// A rule expression parsed once, when the rules load. Evaluation follows the
+/// interpreter (ExprParser) step for step: the same order of reads and checks,
+/// so the same values and the same errors.
+struct Expr {
+  enum class Op : uint8_t { Lit, Var, Or, And, Not, Cmp, Add, Sub, Mul, FloorDiv, Div, Neg, Attr, Index, List, Call };
+  Op op = Op::Lit;
+  uint8_t flags = 0; // Cmp: which comparison (kComparisons); Index: kHasLo | kSlice | kHasHi
+  int id = -1;       // Var: name id
+  std::string name;  // Var / Attr / Call name
+  Val lit;           // Lit
+  std::vector<Expr> kids;
+};
+constexpr uint8_t kHasLo = 1, kSlice = 2, kHasHi = 4;
+constexpr const char *kComparisons[] = {"==", "!=", "<=", ">=", "<", ">"};
+
+} // namespace
+
+/// An expression of a rule: its text, and its parsed form unless the text does
+/// not parse (then it is interpreted when used, which reports the error exactly
+/// where and when it always did).
+struct CompiledExpr {
+  std::string text;
+  std::shared_ptr<const Expr> root;
+  bool empty() const { return text.empty(); }
+};
+
+struct StepMeta {
+  CompiledExpr like, dtype, sizes; // empty = not given
+};
+
+struct StepArg {
+  std::string name;
+  CompiledExpr expr;
+  const SchemaArgument *param = nullptr;
+  size_t index = 0; // in the schema: arguments are written in schema order
+};
+
+struct StepOutput {
+  std::string name;
+  int id = -1;
+  bool reuse = false;              // out / outN: the matched node's value
+  std::optional<StepMeta> meta;
+};
+
+struct Step {
+  std::string op; // qualified name
+  const OpSchema *schema = nullptr;
+  std::string target; // the call's target string
+  bool allowInferred = false; // view sizes: one may be written -1
+  std::vector<StepArg> args;
+  std::vector<StepOutput> outputs;
+};
+
+struct DecompositionRules::Rule {
+  std::string match; // normalized qualified name
+  CompiledExpr when;
+  std::vector<Step> steps;
+  std::vector<CompiledExpr> returns;
+  std::string where; // "file:line"
+};
+
+namespace {
 
 class ExprParser {
 public:
@@ -111,7 +183,7 @@ public:
     return v;
   }
 
-private:
+protected:
   const std::string &text_;
   Scope &scope_;
   size_t pos_ = 0;
@@ -236,7 +308,7 @@ private:
         Val r = prodExpr();
         if (!live_) continue;
         if (v.k == Val::K::List && r.k == Val::K::List) {
-          v.raw.reset();
+          v.raw = nullptr;
           v.list.insert(v.list.end(), r.list.begin(), r.list.end());
         } else if (v.k == Val::K::Int && r.k == Val::K::Int) {
           v = Val::integer(symAdd(v.i, r.i));
@@ -302,19 +374,7 @@ private:
         ++pos_;
         std::string attr = ident();
         if (!live_) continue;
-        if (v.k != Val::K::Tensor) fail("." + attr + " of a value that is not a tensor");
-        const TensorMeta &m = metaOf(scope_.graph, v.s);
-        if (attr == "shape") {
-          std::vector<Val> sizes;
-          for (const auto &s : m.sizes) sizes.push_back(Val::integer(s));
-          v = Val::ofList(std::move(sizes));
-        } else if (attr == "dtype") {
-          v = Val::dtype(m.dtype);
-        } else if (attr == "rank") {
-          v = Val::integer(SymInt::of(int64_t(m.sizes.size())));
-        } else {
-          fail("unknown attribute '." + attr + "' (shape, dtype, rank)");
-        }
+        v = attribute(v, attr);
       } else if (eat("[")) {
         if (!live_) {
           skip();
@@ -329,7 +389,6 @@ private:
         Val seq = v;
         if (seq.k == Val::K::Tensor) seq = shapeOf(v); // $x[i]: size i of tensor x
         if (seq.k != Val::K::List) fail("indexing a value that is not a list");
-        int64_t n = int64_t(seq.list.size());
         std::optional<int64_t> lo, hi;
         bool slice = false;
         skip();
@@ -340,21 +399,38 @@ private:
           if (!(pos_ < text_.size() && text_[pos_] == ']')) hi = concrete(orExpr(), "slice end");
         }
         expect("]");
-        auto norm = [&](int64_t x) { return std::clamp<int64_t>(x < 0 ? x + n : x, 0, n); };
-        if (!slice) {
-          int64_t k = *lo < 0 ? *lo + n : *lo;
-          if (k < 0 || k >= n) fail("index " + std::to_string(*lo) + " out of range for " + std::to_string(n));
-          v = seq.list[size_t(k)];
-        } else {
-          int64_t a = lo ? norm(*lo) : 0, b = hi ? norm(*hi) : n;
-          std::vector<Val> part;
-          for (int64_t k = a; k < b; ++k) part.push_back(seq.list[size_t(k)]);
-          v = Val::ofList(std::move(part));
-        }
+        v = subscript(seq, lo, hi, slice);
       } else {
         return v;
       }
     }
+  }
+  Val attribute(const Val &v, const std::string &attr) {
+    if (v.k != Val::K::Tensor) fail("." + attr + " of a value that is not a tensor");
+    const TensorMeta &m = metaOf(scope_.graph, v.s);
+    if (attr == "shape") {
+      std::vector<Val> sizes;
+      sizes.reserve(m.sizes.size());
+      for (const auto &s : m.sizes) sizes.push_back(Val::integer(s));
+      return Val::ofList(std::move(sizes));
+    }
+    if (attr == "dtype") return Val::dtype(m.dtype);
+    if (attr == "rank") return Val::integer(SymInt::of(int64_t(m.sizes.size())));
+    fail("unknown attribute '." + attr + "' (shape, dtype, rank)");
+  }
+  /// seq[lo], or seq[lo:hi] when `slice`.
+  Val subscript(const Val &seq, std::optional<int64_t> lo, std::optional<int64_t> hi, bool slice) {
+    int64_t n = int64_t(seq.list.size());
+    auto norm = [&](int64_t x) { return std::clamp<int64_t>(x < 0 ? x + n : x, 0, n); };
+    if (!slice) {
+      int64_t k = *lo < 0 ? *lo + n : *lo;
+      if (k < 0 || k >= n) fail("index " + std::to_string(*lo) + " out of range for " + std::to_string(n));
+      return seq.list[size_t(k)];
+    }
+    int64_t a = lo ? norm(*lo) : 0, b = hi ? norm(*hi) : n;
+    std::vector<Val> part;
+    for (int64_t k = a; k < b; ++k) part.push_back(seq.list[size_t(k)]);
+    return Val::ofList(std::move(part));
   }
   Val shapeOf(const Val &t) {
     std::vector<Val> sizes;
@@ -383,9 +459,9 @@ private:
     if (c == '$') {
       ++pos_;
       std::string name = ident();
-      auto it = scope_.vars.find(name);
-      if (it == scope_.vars.end()) fail("unknown name '$" + name + "'");
-      return it->second;
+      const Val *v = scope_.find(nameId(name));
+      if (!v) fail("unknown name '$" + name + "'");
+      return *v;
     }
     if (c == '\'') {
       size_t end = text_.find('\'', pos_ + 1);
@@ -505,9 +581,390 @@ private:
   }
 };
 
-Val evaluate(const std::string &text, Scope &scope) {
-  ExprParser p(text, scope);
-  return p.parse();
+
+/// Evaluates a compiled expression, with the interpreter's helpers and its
+/// `live_` flag (false on the untaken side of and/or: names are still looked
+/// up, nothing else is evaluated).
+class ExprEvaluator : ExprParser {
+public:
+  ExprEvaluator(const std::string &text, Scope &scope) : ExprParser(text, scope) {}
+  Val run(const Expr &e) { return eval(e); }
+
+private:
+  Val eval(const Expr &e) {
+    using Op = Expr::Op;
+    switch (e.op) {
+    case Op::Lit: return e.lit;
+    case Op::Var: {
+      const Val *v = scope_.find(e.id);
+      if (!v) fail("unknown name '$" + e.name + "'");
+      return *v;
+    }
+    case Op::Or: {
+      Val v = eval(e.kids[0]);
+      bool taken = live_ && truthy(v), saved = live_;
+      if (taken) live_ = false;
+      Val r = eval(e.kids[1]);
+      live_ = saved;
+      return live_ ? Val::boolean(taken || truthy(r)) : Val::none();
+    }
+    case Op::And: {
+      Val v = eval(e.kids[0]);
+      bool skipped = live_ && !truthy(v), saved = live_;
+      if (skipped) live_ = false;
+      Val r = eval(e.kids[1]);
+      live_ = saved;
+      return live_ ? Val::boolean(!skipped && truthy(r)) : Val::none();
+    }
+    case Op::Not: {
+      Val v = eval(e.kids[0]);
+      return live_ ? Val::boolean(!truthy(v)) : Val::none();
+    }
+    case Op::Cmp: {
+      Val a = eval(e.kids[0]);
+      Val b = eval(e.kids[1]);
+      if (!live_) return Val::none();
+      switch (e.flags) {
+      case 0: return Val::boolean(equal(a, b));
+      case 1: return Val::boolean(!equal(a, b));
+      default: break;
+      }
+      double x = number(a), y = number(b);
+      switch (e.flags) {
+      case 2: return Val::boolean(x <= y);
+      case 3: return Val::boolean(x >= y);
+      case 4: return Val::boolean(x < y);
+      default: return Val::boolean(x > y);
+      }
+    }
+    case Op::Add: {
+      Val v = eval(e.kids[0]);
+      Val r = eval(e.kids[1]);
+      if (!live_) return v;
+      if (v.k == Val::K::List && r.k == Val::K::List) {
+        v.raw = nullptr;
+        v.list.insert(v.list.end(), r.list.begin(), r.list.end());
+        return v;
+      }
+      if (v.k == Val::K::Int && r.k == Val::K::Int) return Val::integer(symAdd(v.i, r.i));
+      return Val::real(number(v) + number(r));
+    }
+    case Op::Sub: {
+      Val v = eval(e.kids[0]);
+      Val r = eval(e.kids[1]);
+      if (!live_) return v;
+      if (v.k == Val::K::Int && r.k == Val::K::Int) return Val::integer(symAdd(v.i, symMul(SymInt::of(-1), r.i)));
+      return Val::real(number(v) - number(r));
+    }
+    case Op::Mul: {
+      Val v = eval(e.kids[0]);
+      Val r = eval(e.kids[1]);
+      if (!live_) return v;
+      if (v.k == Val::K::List) {
+        int64_t n = concrete(r, "list repeat count");
+        std::vector<Val> out;
+        for (int64_t k = 0; k < n; ++k) out.insert(out.end(), v.list.begin(), v.list.end());
+        return Val::ofList(std::move(out));
+      }
+      if (v.k == Val::K::Int && r.k == Val::K::Int) return Val::integer(symMul(v.i, r.i));
+      return Val::real(number(v) * number(r));
+    }
+    case Op::FloorDiv: {
+      Val v = eval(e.kids[0]);
+      Val r = eval(e.kids[1]);
+      if (!live_) return v;
+      return Val::integer(symFloorDiv(v.i, r.i));
+    }
+    case Op::Div: {
+      Val v = eval(e.kids[0]);
+      Val r = eval(e.kids[1]);
+      if (!live_) return v;
+      return Val::real(number(v) / number(r));
+    }
+    case Op::Neg: {
+      Val v = eval(e.kids[0]);
+      if (!live_) return v;
+      if (v.k == Val::K::Int) return Val::integer(symMul(SymInt::of(-1), v.i));
+      return Val::real(-number(v));
+    }
+    case Op::Attr: {
+      Val v = eval(e.kids[0]);
+      if (!live_) return v;
+      return attribute(v, e.name);
+    }
+    case Op::Index: {
+      Val v = eval(e.kids[0]);
+      size_t next = 1;
+      if (!live_) {
+        if (e.flags & kHasLo) eval(e.kids[next++]);
+        if (e.flags & kHasHi) eval(e.kids[next++]);
+        return v;
+      }
+      Val seq = v.k == Val::K::Tensor ? shapeOf(v) : v; // $x[i]: size i of tensor x
+      if (seq.k != Val::K::List) fail("indexing a value that is not a list");
+      std::optional<int64_t> lo, hi;
+      if (e.flags & kHasLo) lo = concrete(eval(e.kids[next++]), "index");
+      if (e.flags & kHasHi) hi = concrete(eval(e.kids[next++]), "slice end");
+      return subscript(seq, lo, hi, e.flags & kSlice);
+    }
+    case Op::List: {
+      std::vector<Val> items;
+      items.reserve(e.kids.size());
+      for (const auto &k : e.kids) items.push_back(eval(k));
+      return Val::ofList(std::move(items));
+    }
+    case Op::Call: {
+      std::vector<Val> args;
+      args.reserve(e.kids.size());
+      for (const auto &k : e.kids) args.push_back(eval(k));
+      return call(e.name, args);
+    }
+    }
+    return Val::none();
+  }
+};
+
+/// Parses an expression the way ExprParser reads it, into an Expr; throws
+/// Unparsable where the interpreter would report a syntax error (or a literal
+/// does not convert), and the rule then keeps the interpreter for it.
+class ExprCompiler {
+public:
+  struct Unparsable {};
+  explicit ExprCompiler(const std::string &text) : text_(text) {}
+
+  Expr parse() {
+    Expr e = orExpr();
+    skip();
+    if (pos_ != text_.size()) throw Unparsable{};
+    return e;
+  }
+
+private:
+  const std::string &text_;
+  size_t pos_ = 0;
+
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool eat(const std::string &tok) {
+    skip();
+    if (text_.compare(pos_, tok.size(), tok) != 0) return false;
+    if (std::isalpha(static_cast<unsigned char>(tok[0])) && pos_ + tok.size() < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[pos_ + tok.size()])) || text_[pos_ + tok.size()] == '_'))
+      return false;
+    pos_ += tok.size();
+    return true;
+  }
+  void expect(const std::string &tok) {
+    if (!eat(tok)) throw Unparsable{};
+  }
+  std::string ident() {
+    skip();
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  static Expr node(Expr::Op op, std::vector<Expr> kids) {
+    Expr e;
+    e.op = op;
+    e.kids = std::move(kids);
+    return e;
+  }
+  static Expr binary(Expr::Op op, Expr a, Expr b) {
+    std::vector<Expr> kids;
+    kids.push_back(std::move(a));
+    kids.push_back(std::move(b));
+    return node(op, std::move(kids));
+  }
+  static Expr literal(Val v) {
+    Expr e;
+    e.lit = std::move(v);
+    return e;
+  }
+
+  Expr orExpr() {
+    Expr v = andExpr();
+    while (eat("or")) v = binary(Expr::Op::Or, std::move(v), andExpr());
+    return v;
+  }
+  Expr andExpr() {
+    Expr v = notExpr();
+    while (eat("and")) v = binary(Expr::Op::And, std::move(v), notExpr());
+    return v;
+  }
+  Expr notExpr() {
+    if (eat("not")) {
+      std::vector<Expr> kids;
+      kids.push_back(notExpr());
+      return node(Expr::Op::Not, std::move(kids));
+    }
+    return cmpExpr();
+  }
+  Expr cmpExpr() {
+    Expr a = sumExpr();
+    for (uint8_t k = 0; k < std::size(kComparisons); ++k) {
+      if (!eat(kComparisons[k])) continue;
+      Expr c = binary(Expr::Op::Cmp, std::move(a), sumExpr());
+      c.flags = k;
+      return c;
+    }
+    return a;
+  }
+  Expr sumExpr() {
+    Expr v = prodExpr();
+    for (;;) {
+      if (eat("+")) v = binary(Expr::Op::Add, std::move(v), prodExpr());
+      else if (eat("-")) v = binary(Expr::Op::Sub, std::move(v), prodExpr());
+      else return v;
+    }
+  }
+  Expr prodExpr() {
+    Expr v = unary();
+    for (;;) {
+      if (eat("*")) v = binary(Expr::Op::Mul, std::move(v), unary());
+      else if (eat("//")) v = binary(Expr::Op::FloorDiv, std::move(v), unary());
+      else if (eat("/")) v = binary(Expr::Op::Div, std::move(v), unary());
+      else return v;
+    }
+  }
+  Expr unary() {
+    if (eat("-")) {
+      std::vector<Expr> kids;
+      kids.push_back(unary());
+      return node(Expr::Op::Neg, std::move(kids));
+    }
+    return postfix(primary());
+  }
+  Expr postfix(Expr v) {
+    for (;;) {
+      skip();
+      if (pos_ < text_.size() && text_[pos_] == '.' && pos_ + 1 < text_.size() &&
+          std::isalpha(static_cast<unsigned char>(text_[pos_ + 1]))) {
+        ++pos_;
+        std::string attr = ident();
+        std::vector<Expr> kids;
+        kids.push_back(std::move(v));
+        v = node(Expr::Op::Attr, std::move(kids));
+        v.name = std::move(attr);
+      } else if (eat("[")) {
+        std::vector<Expr> kids;
+        kids.push_back(std::move(v));
+        uint8_t flags = 0;
+        skip();
+        if (!(pos_ < text_.size() && text_[pos_] == ':')) {
+          kids.push_back(orExpr());
+          flags |= kHasLo;
+        }
+        if (eat(":")) {
+          flags |= kSlice;
+          skip();
+          if (!(pos_ < text_.size() && text_[pos_] == ']')) {
+            kids.push_back(orExpr());
+            flags |= kHasHi;
+          }
+        }
+        expect("]");
+        v = node(Expr::Op::Index, std::move(kids));
+        v.flags = flags;
+      } else {
+        return v;
+      }
+    }
+  }
+  Expr primary() {
+    skip();
+    if (pos_ >= text_.size()) throw Unparsable{};
+    char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      size_t start = pos_;
+      bool isFloat = false;
+      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                     text_[pos_] == 'e' || text_[pos_] == 'E' ||
+                                     ((text_[pos_] == '-' || text_[pos_] == '+') &&
+                                      (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
+        if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) isFloat = true;
+        ++pos_;
+      }
+      std::string num = text_.substr(start, pos_ - start);
+      try {
+        return literal(isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num))));
+      } catch (const std::exception &) {
+        throw Unparsable{}; // the interpreter throws it when it gets there
+      }
+    }
+    if (c == '$') {
+      ++pos_;
+      Expr e;
+      e.op = Expr::Op::Var;
+      e.name = ident();
+      e.id = internName(e.name);
+      return e;
+    }
+    if (c == '\'') {
+      size_t end = text_.find('\'', pos_ + 1);
+      if (end == std::string::npos) throw Unparsable{};
+      Val v;
+      v.k = Val::K::Str;
+      v.s = text_.substr(pos_ + 1, end - pos_ - 1);
+      pos_ = end + 1;
+      return literal(std::move(v));
+    }
+    if (eat("(")) {
+      Expr v = orExpr();
+      expect(")");
+      return v;
+    }
+    if (eat("[")) {
+      std::vector<Expr> items;
+      if (!eat("]")) {
+        do items.push_back(orExpr());
+        while (eat(","));
+        expect("]");
+      }
+      return node(Expr::Op::List, std::move(items));
+    }
+    std::string name = ident();
+    if (name.empty()) throw Unparsable{};
+    if (name == "none" || name == "None" || name == "null") return literal(Val::none());
+    if (name == "true" || name == "True") return literal(Val::boolean(true));
+    if (name == "false" || name == "False") return literal(Val::boolean(false));
+    if (name == "inf") return literal(Val::real(INFINITY));
+    if (auto it = dtypeNames().find(name); it != dtypeNames().end()) return literal(Val::dtype(it->second));
+    if (!eat("(")) throw Unparsable{};
+    std::vector<Expr> args;
+    if (!eat(")")) {
+      do args.push_back(orExpr());
+      while (eat(","));
+      expect(")");
+    }
+    Expr e = node(Expr::Op::Call, std::move(args));
+    e.name = std::move(name);
+    return e;
+  }
+};
+
+CompiledExpr compileExpr(std::string text) {
+  CompiledExpr c;
+  c.text = std::move(text);
+  try {
+    c.root = std::make_shared<const Expr>(ExprCompiler(c.text).parse());
+  } catch (const ExprCompiler::Unparsable &) {
+    // Interpreted when used; number the names it may read, so that it finds them bound.
+    for (size_t p = c.text.find('$'); p != std::string::npos; p = c.text.find('$', p + 1)) {
+      size_t start = p + 1; // ident() skips blanks after '$' too
+      while (start < c.text.size() && std::isspace(static_cast<unsigned char>(c.text[start]))) ++start;
+      size_t end = start;
+      while (end < c.text.size() && (std::isalnum(static_cast<unsigned char>(c.text[end])) || c.text[end] == '_')) ++end;
+      internName(c.text.substr(start, end - start));
+    }
+  }
+  return c;
+}
+
+Val evaluate(const CompiledExpr &e, Scope &scope) {
+  if (e.root) return ExprEvaluator(e.text, scope).run(*e.root);
+  return ExprParser(e.text, scope).parse();
 }
 
 //===----------------------------------------------------------------------===//
@@ -561,7 +1018,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
   }
   default: v.k = Val::K::Raw; break;
   }
-  v.raw = a;
+  v.raw = &a;
   return v;
 }
 
@@ -571,7 +1028,6 @@ struct ArgumentBuilder {
   FreshNames &fresh;
   std::vector<Node> &emitted;
   std::map<std::pair<std::string, size_t>, std::string> &symCache;
-  const std::vector<std::string> &sources; // tensors whose sizes may provide symbols
   const Node *origin;
   Scope &scope;
 
@@ -586,6 +1042,12 @@ struct ArgumentBuilder {
       s.name = v.symName;
       return s;
     }
+    // Tensors whose sizes may provide symbols: the node's inputs, then the
+    // values of the steps so far (listed only here, where a symbol needs them).
+    std::vector<std::string> sources;
+    for (const auto &in : origin->inputs) in.arg.collectTensorNames(sources);
+    for (const auto &n : emitted)
+      for (const auto &o : n.outputs) o.collectTensorNames(sources);
     for (const auto &t : sources) {
       const TensorMeta *m = graph.tensorValues.find(t);
       if (!m) continue;
@@ -781,11 +1243,12 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
       if (key != "match" && key != "when" && key != "steps" && key != "returns" && key != "doc")
         throw fail("unknown key '" + key + "' (match, when, steps, returns, doc)");
     }
-    if (r["when"]) rule->when = yamlExprText(r["when"]);
+    if (r["when"]) rule->when = compileExpr(yamlExprText(r["when"]));
     if (r["steps"]) {
       if (!r["steps"].IsSequence()) throw fail("'steps' must be a list");
       for (const auto &s : r["steps"]) {
         Step step;
+        std::map<std::string, StepMeta> metas; // by output name
         if (!s.IsMap() || !s["call"].IsScalar())
           throw Error("a step is a mapping with 'call: ns::op.overload'", sourceName,
                       "line " + std::to_string(s.Mark().line + 1));
@@ -798,27 +1261,39 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
         if (!schema)
           throw Error("step calls " + step.op + ", which the operator table does not know", sourceName,
                       "line " + std::to_string(s.Mark().line + 1));
+        step.schema = schema;
+        step.target = atenTarget(schema->ns, schema->name, schema->overload.empty() ? "default" : schema->overload);
+        step.allowInferred = schema->name == "view" || schema->name == "view_copy" || schema->name == "reshape";
         if (s["args"])
           for (auto a = s["args"].begin(); a != s["args"].end(); ++a) {
             std::string name = a->first.Scalar();
             if (!schema->argument(name))
               throw Error(step.op + " has no argument '" + name + "'", sourceName,
                           "line " + std::to_string(a->first.Mark().line + 1));
-            step.args.emplace_back(name, yamlExprText(a->second));
+            const SchemaArgument *param = schema->argument(name);
+            step.args.push_back(StepArg{name, compileExpr(yamlExprText(a->second)), param,
+                                        size_t(schema->argumentIndex(name))});
           }
         for (const auto &req : schema->arguments)
           if (!req.defaultValue && !req.isOut && !(req.type.optional && req.kwargOnly)) {
             bool given = false;
-            for (const auto &[n, e] : step.args) given = given || n == req.name;
+            for (const auto &a : step.args) given = given || a.name == req.name;
             if (!given)
               throw Error("step calling " + step.op + " does not pass the required argument '" + req.name + "'",
                           sourceName, "line " + std::to_string(s.Mark().line + 1));
           }
         if (s["out"]) {
+          auto add = [&](std::string name) {
+            StepOutput o;
+            o.reuse = name.compare(0, 3, "out") == 0 && name.find_first_not_of("0123456789", 3) == std::string::npos;
+            o.id = internName(name);
+            o.name = std::move(name);
+            step.outputs.push_back(std::move(o));
+          };
           if (s["out"].IsSequence())
-            for (const auto &o : s["out"]) step.outputs.push_back(o.Scalar());
+            for (const auto &o : s["out"]) add(o.Scalar());
           else
-            step.outputs.push_back(s["out"].Scalar());
+            add(s["out"].Scalar());
         }
         if (step.outputs.empty()) throw Error("a step needs 'out: NAME' (or a list)", sourceName, "line " + std::to_string(s.Mark().line + 1));
         if (s["meta"] && !s["meta"].IsMap())
@@ -828,22 +1303,25 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
           for (auto m = s["meta"].begin(); m != s["meta"].end(); ++m) {
             StepMeta meta;
             if (m->second.IsMap()) {
-              if (m->second["like"]) meta.like = yamlExprText(m->second["like"]);
-              if (m->second["dtype"]) meta.dtype = yamlExprText(m->second["dtype"]);
-              if (m->second["sizes"]) meta.sizes = yamlExprText(m->second["sizes"]);
+              if (m->second["like"]) meta.like = compileExpr(yamlExprText(m->second["like"]));
+              if (m->second["dtype"]) meta.dtype = compileExpr(yamlExprText(m->second["dtype"]));
+              if (m->second["sizes"]) meta.sizes = compileExpr(yamlExprText(m->second["sizes"]));
             } else {
-              meta.like = yamlExprText(m->second);
+              meta.like = compileExpr(yamlExprText(m->second));
             }
-            step.meta[m->first.Scalar()] = meta;
+            metas[m->first.Scalar()] = std::move(meta);
           }
+        // Meta entries naming no output of the step are never read.
+        for (auto &o : step.outputs)
+          if (auto m = metas.find(o.name); m != metas.end()) o.meta = m->second;
         rule->steps.push_back(std::move(step));
       }
     }
     if (r["returns"]) {
       if (r["returns"].IsSequence())
-        for (const auto &o : r["returns"]) rule->returns.push_back(yamlExprText(o));
+        for (const auto &o : r["returns"]) rule->returns.push_back(compileExpr(yamlExprText(o)));
       else
-        rule->returns.push_back(yamlExprText(r["returns"]));
+        rule->returns.push_back(compileExpr(yamlExprText(r["returns"])));
     }
     if (rule->steps.empty() && rule->returns.empty()) throw fail("a rule needs 'steps' or 'returns'");
     rules.rules_.push_back(std::move(rule));
@@ -877,7 +1355,7 @@ std::vector<std::string> DecompositionRules::describe(const std::string &qualifi
     std::string calls;
     for (const auto &step : r->steps)
       if (calls.find(step.op) == std::string::npos) calls += (calls.empty() ? "" : ", ") + step.op;
-    lines.push_back(r->where + ": " + (r->when.empty() ? "" : "when " + r->when + " ") + "-> " +
+    lines.push_back(r->where + ": " + (r->when.empty() ? "" : "when " + r->when.text + " ") + "-> " +
                     (calls.empty() ? "its arguments (no call)" : calls));
   }
   return lines;
@@ -902,6 +1380,13 @@ struct Expander {
   std::map<std::pair<std::string, size_t>, std::string> symCache;
   std::unordered_map<std::string, std::string> renamed; // removed value -> replacement
   size_t rewrites = 0;
+  // One scope for every node (its slots keep their capacity): bound afresh per node.
+  Scope scope{graph, {}, {}, {}};
+  std::vector<int> outIds; // name ids of out0, out1, ... (-1: no rule reads it)
+  int outListId = nameId("out");
+
+  Expander(Graph &g, const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &rules)
+      : graph(g), fresh(g), byOp(rules) {}
 
   void renameInputs(Node &node) {
     if (renamed.empty()) return;
@@ -917,33 +1402,15 @@ struct Expander {
     }
   }
 
-  /// The rule's replacement for `node`, or nullopt when no rule applies.
-  std::optional<std::vector<Node>> expand(Node &node) {
-    const Candidates &c = candidates(node.target);
-    if (!c.rules) return std::nullopt;
-    const OpSchema *schema = c.schema;
-    for (const auto *rule : *c.rules) {
-      Scope scope{graph, {}, [rule, &node] {
-                    std::string frame = userFrame(node);
-                    return rule->where + " (rule for " + rule->match + ", node " + node.displayName() +
-                           (frame.empty() ? "" : " at " + frame) + ")";
-                  }};
-      bind(scope, node, *schema);
-      if (!rule->when.empty()) {
-        Val cond = evaluate(rule->when, scope);
-        bool holds = cond.k == Val::K::Bool ? cond.b : cond.k != Val::K::None;
-        if (!holds) continue;
-      }
-      return instantiate(*rule, scope, node);
-    }
-    return std::nullopt;
-  }
-
-  /// The rules (and schema) for a target string, looked up once per distinct
-  /// target: a graph has few distinct targets and many nodes.
+  /// The rules for a target string, with what binding a node needs of its
+  /// schema, looked up once per distinct target: a graph has few distinct
+  /// targets and many nodes.
   struct Candidates {
     const std::vector<const DecompositionRules::Rule *> *rules = nullptr;
     const OpSchema *schema = nullptr;
+    std::vector<int> ids;                        // per schema argument: its name id (-1: no rule reads it)
+    std::vector<std::optional<Argument>> defaults; // per schema argument: its default, when it has one
+    std::vector<std::optional<Error>> badDefaults; // per schema argument: why its default does not convert
   };
   std::unordered_map<std::string, Candidates> byTarget;
   const Candidates &candidates(const std::string &target) {
@@ -955,129 +1422,195 @@ struct Expander {
     if (it == byOp.end()) return slot->second;
     const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
     if (!schema) return slot->second;
-    slot->second = {&it->second, schema};
-    return slot->second;
+    Candidates &c = slot->second;
+    c.rules = &it->second;
+    c.schema = schema;
+    for (const auto &a : schema->arguments) {
+      c.ids.push_back(nameId(a.name));
+      c.defaults.emplace_back();
+      c.badDefaults.emplace_back();
+      if (!a.defaultValue) continue;
+      try {
+        c.defaults.back() = defaultToArgument(a);
+      } catch (const Error &e) {
+        c.badDefaults.back() = e; // thrown for a node that leaves the argument out, as it was
+      }
+    }
+    return c;
   }
 
-  void bind(Scope &scope, const Node &node, const OpSchema &schema) {
-    for (const auto &a : schema.arguments) {
-      if (const Argument *given = findArg(node, a.name))
-        scope.vars[a.name] = fromArgument(*given, graph);
-      else if (a.defaultValue)
-        scope.vars[a.name] = fromArgument(defaultToArgument(a), graph);
-      else
-        scope.vars[a.name] = Val::none();
+  /// The rule's replacement for `node`, or nullopt when no rule applies.
+  std::optional<std::vector<Node>> expand(Node &node) {
+    const Candidates &c = candidates(node.target);
+    if (!c.rules) return std::nullopt;
+    const DecompositionRules::Rule *rule = nullptr;
+    scope.where = [&rule, &node] {
+      std::string frame = userFrame(node);
+      return rule->where + " (rule for " + rule->match + ", node " + node.displayName() +
+             (frame.empty() ? "" : " at " + frame) + ")";
+    };
+    bool bound = false;
+    for (const auto *r : *c.rules) {
+      rule = r;
+      // The node's values, the same for each of its rules (a rule binds new ones only once it applies).
+      if (!bound) bind(node, c);
+      bound = true;
+      if (!rule->when.empty()) {
+        Val cond = evaluate(rule->when, scope);
+        bool holds = cond.k == Val::K::Bool ? cond.b : cond.k != Val::K::None;
+        if (!holds) continue;
+      }
+      return instantiate(*rule, node);
+    }
+    return std::nullopt;
+  }
+
+  int outId(size_t k) {
+    while (outIds.size() <= k) outIds.push_back(nameId("out" + std::to_string(outIds.size())));
+    return outIds[k];
+  }
+
+  void bind(const Node &node, const Candidates &c) {
+    scope.clear();
+    const OpSchema &schema = *c.schema;
+    size_t next = 0; // torch.export writes arguments in schema order: try the next one first
+    for (size_t i = 0; i < schema.arguments.size(); ++i) {
+      const auto &a = schema.arguments[i];
+      const Argument *given = nullptr;
+      if (next < node.inputs.size() && node.inputs[next].name == a.name) {
+        given = &node.inputs[next++].arg;
+      } else if (const NamedArgument *in = node.input(a.name)) {
+        given = &in->arg;
+      }
+      if (!given && !a.defaultValue) {
+        if (c.ids[i] >= 0) scope.set(c.ids[i], Val::none());
+        continue;
+      }
+      if (!given && c.badDefaults[i]) throw *c.badDefaults[i];
+      if (c.ids[i] < 0) continue;
+      scope.set(c.ids[i], fromArgument(given ? *given : *c.defaults[i], graph));
     }
     std::vector<std::string> outs;
     for (const auto &o : node.outputs) o.collectTensorNames(outs);
-    for (size_t k = 0; k < outs.size(); ++k) scope.vars["out" + std::to_string(k)] = Val::tensor(outs[k]);
+    for (size_t k = 0; k < outs.size(); ++k)
+      if (int id = outId(k); id >= 0) scope.set(id, Val::tensor(outs[k]));
+    if (outListId < 0) return;
     if (node.outputs.size() == 1 && node.outputs[0].kind == ArgKind::Tensors) {
       std::vector<Val> l;
       for (const auto &n : outs) l.push_back(Val::tensor(n));
-      scope.vars["out"] = Val::ofList(std::move(l));
+      scope.set(outListId, Val::ofList(std::move(l)));
     } else if (!outs.empty()) {
-      scope.vars["out"] = Val::tensor(outs[0]);
+      scope.set(outListId, Val::tensor(outs[0]));
     }
   }
 
-  std::vector<Node> instantiate(const DecompositionRules::Rule &rule, Scope &scope, const Node &node) {
-    const OperatorTable &table = OperatorTable::builtin();
+  std::vector<Node> instantiate(const DecompositionRules::Rule &rule, const Node &node) {
     std::vector<Node> emitted;
-    std::vector<std::string> sources;
-    for (const auto &in : node.inputs) in.arg.collectTensorNames(sources);
+    emitted.reserve(rule.steps.size());
+    std::vector<Val> values;
+    std::vector<std::pair<size_t, NamedArgument>> args;
     for (const auto &step : rule.steps) {
-      const OpSchema *schema = table.lookup(step.op);
-      ArgumentBuilder builder{graph, fresh, emitted, symCache, sources, &node, scope};
-      builder.allowInferred = schema->name == "view" || schema->name == "view_copy" || schema->name == "reshape";
-      std::vector<NamedArgument> args;
+      ArgumentBuilder builder{graph, fresh, emitted, symCache, &node, scope};
+      builder.allowInferred = step.allowInferred;
+      values.clear();
+      values.reserve(step.args.size()); // v below stays valid
+      args.clear();
       std::string firstTensor;
-      std::map<std::string, Val> values;
-      for (const auto &[name, expr] : step.args) {
-        const SchemaArgument *sa = schema->argument(name);
-        Val v = evaluate(expr, scope);
-        values[name] = v;
+      for (const auto &sa : step.args) {
+        const SchemaArgument *param = sa.param;
+        values.push_back(evaluate(sa.expr, scope));
+        const Val &v = values.back();
         // Left at its default, as torch.export writes calls: a None for an argument
         // defaulting to None, or a None standing for "the default".
-        if (v.k == Val::K::None && sa->defaultValue &&
-            (!sa->type.optional || sa->defaultValue->kind == SchemaDefault::Kind::None))
+        if (v.k == Val::K::None && param->defaultValue &&
+            (!param->type.optional || param->defaultValue->kind == SchemaDefault::Kind::None))
           continue;
-        Argument a = builder.build(v, sa->type);
+        Argument a = builder.build(v, param->type);
         if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
-        args.push_back(sa->kwargOnly ? keyword(name, std::move(a)) : positional(name, std::move(a)));
+        args.emplace_back(sa.index, param->kwargOnly ? keyword(sa.name, std::move(a)) : positional(sa.name, std::move(a)));
       }
-      // Schema order, as torch.export writes arguments.
-      std::stable_sort(args.begin(), args.end(), [&](const NamedArgument &x, const NamedArgument &y) {
-        return schema->argumentIndex(x.name) < schema->argumentIndex(y.name);
-      });
-      Node call = makeCall(atenTarget(schema->ns, schema->name, schema->overload.empty() ? "default" : schema->overload),
-                           std::move(args), "", &node);
+      // Schema order, as torch.export writes arguments: a stable insertion sort
+      // (a handful of arguments; std::stable_sort allocates a buffer per call).
+      for (size_t k = 1; k < args.size(); ++k)
+        for (size_t j = k; j > 0 && args[j].first < args[j - 1].first; --j) std::swap(args[j], args[j - 1]);
+      std::vector<NamedArgument> inputs;
+      inputs.reserve(args.size());
+      for (auto &[index, arg] : args) inputs.push_back(std::move(arg));
+      Node call = makeCall(step.target, std::move(inputs), "", &node);
       call.outputs.clear();
-      for (const auto &outName : step.outputs) {
-        auto bound = scope.vars.find(outName);
-        bool reuse = outName.compare(0, 3, "out") == 0 &&
-                     outName.find_first_not_of("0123456789", 3) == std::string::npos;
-        if (reuse) {
-          if (bound == scope.vars.end()) scope.fail("the matched node has no output '" + outName + "'");
-          if (bound->second.k == Val::K::List) {
+      for (const auto &out : step.outputs) {
+        if (out.reuse) {
+          const Val *bound = scope.find(out.id);
+          if (!bound) scope.fail("the matched node has no output '" + out.name + "'");
+          if (bound->k == Val::K::List) {
             call.outputs.push_back(node.outputs.at(0));
           } else {
-            call.outputs.push_back(Argument::tensor(bound->second.s));
+            call.outputs.push_back(Argument::tensor(bound->s));
           }
           continue;
         }
-        TensorMeta meta = newMeta(step, *schema, values, outName, firstTensor, scope);
-        std::string name = fresh(outName);
-        graph.tensorValues.set(name, meta);
-        scope.vars[outName] = Val::tensor(name);
-        call.outputs.push_back(Argument::tensor(name));
+        TensorMeta meta = newMeta(step, out, values, firstTensor);
+        std::string name = fresh(out.name);
+        graph.tensorValues.set(name, std::move(meta));
+        scope.set(out.id, Val::tensor(name));
+        call.outputs.push_back(Argument::tensor(std::move(name)));
       }
       emitted.push_back(std::move(call));
-      for (const auto &o : emitted.back().outputs) o.collectTensorNames(sources);
     }
     // returns: the matched node's outputs become these values.
-    std::vector<std::string> outs;
-    for (const auto &o : node.outputs) o.collectTensorNames(outs);
-    for (size_t k = 0; k < rule.returns.size(); ++k) {
-      if (k >= outs.size()) scope.fail("more returns than the node has outputs");
-      Val v = evaluate(rule.returns[k], scope);
-      if (v.k != Val::K::Tensor) scope.fail("a return is not a tensor");
-      if (v.s == outs[k]) continue;
-      renamed[outs[k]] = v.s;
+    if (!rule.returns.empty()) {
+      std::vector<std::string> outs;
+      for (const auto &o : node.outputs) o.collectTensorNames(outs);
+      for (size_t k = 0; k < rule.returns.size(); ++k) {
+        if (k >= outs.size()) scope.fail("more returns than the node has outputs");
+        Val v = evaluate(rule.returns[k], scope);
+        if (v.k != Val::K::Tensor) scope.fail("a return is not a tensor");
+        if (v.s == outs[k]) continue;
+        renamed[outs[k]] = v.s;
+      }
     }
     ++rewrites;
     return emitted;
   }
 
+  /// The value a step passed for argument `name`, or null (the last one, as a map of them kept).
+  static const Val *valueOf(const Step &step, const std::vector<Val> &values, const char *name) {
+    for (size_t k = values.size(); k-- > 0;)
+      if (step.args[k].name == name) return &values[k];
+    return nullptr;
+  }
+
   /// Output sizes of the few shape-changing ops rules use, when the rule gives none.
-  std::optional<std::vector<SymInt>> inferredSizes(const OpSchema &schema, const std::map<std::string, Val> &values) {
+  std::optional<std::vector<SymInt>> inferredSizes(const Step &step, const std::vector<Val> &values) {
+    const OpSchema &schema = *step.schema;
     auto listOf = [](const Val &v) {
       std::vector<SymInt> out;
       for (const auto &e : v.list) out.push_back(e.i);
       return out;
     };
-    auto tensorSizes = [&](const char *arg) -> std::optional<std::vector<SymInt>> {
-      auto it = values.find(arg);
-      if (it == values.end() || it->second.k != Val::K::Tensor) return std::nullopt;
-      return metaOf(graph, it->second.s).sizes;
+    auto tensorSizes = [&](const char *arg) -> const std::vector<SymInt> * {
+      const Val *v = valueOf(step, values, arg);
+      if (!v || v->k != Val::K::Tensor) return nullptr;
+      return &metaOf(graph, v->s).sizes;
     };
     const std::string &n = schema.name;
     if (n == "view" || n == "view_copy" || n == "_unsafe_view" || n == "reshape" || n == "expand" || n == "full") {
-      auto it = values.find(n == "reshape" ? "shape" : "size");
-      if (it != values.end() && it->second.k == Val::K::List) return listOf(it->second);
+      const Val *v = valueOf(step, values, n == "reshape" ? "shape" : "size");
+      if (v && v->k == Val::K::List) return listOf(*v);
     }
     if (n == "permute" || n == "permute_copy") {
-      auto self = tensorSizes("self");
-      auto dims = values.find("dims");
-      if (!self || dims == values.end()) return std::nullopt;
+      const std::vector<SymInt> *self = tensorSizes("self");
+      const Val *dims = valueOf(step, values, "dims");
+      if (!self || !dims) return std::nullopt;
       std::vector<SymInt> out;
-      for (const auto &d : dims->second.list) {
+      for (const auto &d : dims->list) {
         int64_t k = d.i.value < 0 ? d.i.value + int64_t(self->size()) : d.i.value;
         out.push_back(self->at(size_t(k)));
       }
       return out;
     }
     if (n == "bmm" || n == "mm") {
-      auto a = tensorSizes("self"), b = tensorSizes("mat2");
+      const std::vector<SymInt> *a = tensorSizes("self"), *b = tensorSizes("mat2");
       if (!a || !b || a->empty() || b->empty()) return std::nullopt;
       std::vector<SymInt> out(a->begin(), a->end() - 1);
       out.push_back(b->back());
@@ -1086,43 +1619,43 @@ struct Expander {
     return std::nullopt;
   }
 
-  TensorMeta newMeta(const Step &step, const OpSchema &schema, const std::map<std::string, Val> &values,
-                     const std::string &outName, const std::string &firstTensor, Scope &scope) {
-    auto it = step.meta.find(outName);
-    std::string like = it != step.meta.end() && !it->second.like.empty() ? "" : firstTensor;
-    TensorMeta base;
-    if (it != step.meta.end() && !it->second.like.empty()) {
-      Val v = evaluate(it->second.like, scope);
-      if (v.k != Val::K::Tensor) scope.fail("meta 'like' of '" + outName + "' is not a tensor");
-      base = metaOf(graph, v.s);
-    } else if (!like.empty()) {
-      base = metaOf(graph, like);
-    } else if (it == step.meta.end()) {
-      scope.fail("output '" + outName + "' needs a meta entry (its step has no tensor argument)");
+  TensorMeta newMeta(const Step &step, const StepOutput &out, const std::vector<Val> &values,
+                     const std::string &firstTensor) {
+    const std::optional<StepMeta> &given = out.meta;
+    const TensorMeta *base = nullptr;
+    static const TensorMeta none;
+    if (given && !given->like.empty()) {
+      Val v = evaluate(given->like, scope);
+      if (v.k != Val::K::Tensor) scope.fail("meta 'like' of '" + out.name + "' is not a tensor");
+      base = &metaOf(graph, v.s);
+    } else if (!firstTensor.empty()) {
+      base = &metaOf(graph, firstTensor);
+    } else if (!given) {
+      scope.fail("output '" + out.name + "' needs a meta entry (its step has no tensor argument)");
+    } else {
+      base = &none;
     }
-    ScalarType dtype = base.dtype;
-    std::vector<SymInt> sizes = base.sizes;
-    if (auto inferred = inferredSizes(schema, values)) sizes = *inferred;
-    if (it != step.meta.end()) {
-      if (!it->second.dtype.empty()) {
-        Val d = evaluate(it->second.dtype, scope);
-        if (d.k != Val::K::Dtype) scope.fail("meta dtype of '" + outName + "' is not a dtype");
+    ScalarType dtype = base->dtype;
+    std::optional<std::vector<SymInt>> sizes = inferredSizes(step, values);
+    if (given) {
+      if (!given->dtype.empty()) {
+        Val d = evaluate(given->dtype, scope);
+        if (d.k != Val::K::Dtype) scope.fail("meta dtype of '" + out.name + "' is not a dtype");
         dtype = d.dt;
       }
-      if (!it->second.sizes.empty()) {
-        Val s = evaluate(it->second.sizes, scope);
-        if (s.k != Val::K::List) scope.fail("meta sizes of '" + outName + "' is not a list");
-        sizes.clear();
+      if (!given->sizes.empty()) {
+        Val s = evaluate(given->sizes, scope);
+        if (s.k != Val::K::List) scope.fail("meta sizes of '" + out.name + "' is not a list");
+        sizes.emplace();
         for (const auto &e : s.list) {
-          if (e.k != Val::K::Int) scope.fail("meta sizes of '" + outName + "' holds a value that is not an int");
+          if (e.k != Val::K::Int) scope.fail("meta sizes of '" + out.name + "' holds a value that is not an int");
           SymInt size = e.i;
           size.hint.reset();
-          sizes.push_back(size);
+          sizes->push_back(size);
         }
       }
     }
-    TensorMeta m = makeMeta(dtype, sizes, base.device);
-    return m;
+    return makeMeta(dtype, sizes ? *sizes : base->sizes, base->device);
   }
 };
 
@@ -1132,30 +1665,37 @@ size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &kee
   std::unordered_map<std::string, std::vector<const Rule *>> byOp;
   for (const auto &r : rules_) byOp[r->match].push_back(r.get());
   for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
-  Expander ex{graph, FreshNames(graph), byOp, {}, {}, 0, {}};
+  Expander ex(graph, byOp);
+  if (std::none_of(graph.nodes.begin(), graph.nodes.end(),
+                   [&](const Node &n) { return ex.candidates(n.target).rules != nullptr; }))
+    return 0; // nothing to decompose: the node list stays where it is
   std::vector<Node> old = std::move(graph.nodes);
   graph.nodes.clear();
-  graph.nodes.reserve(old.size());
+  // Room for the expansions, so that the nodes are not moved again when the
+  // list grows (the pages of unused room are never touched).
+  graph.nodes.reserve(2 * old.size());
   // Depth-first: a rule's steps may match rules themselves; depth bounds cycles.
   struct Item {
     Node node;
     int depth;
   };
   std::vector<Item> stack;
-  for (size_t i = old.size(); i-- > 0;) stack.push_back({std::move(old[i]), 0});
-  while (!stack.empty()) {
-    Item item = std::move(stack.back());
-    stack.pop_back();
-    ex.renameInputs(item.node);
-    auto replacement = ex.expand(item.node);
-    if (!replacement) {
-      graph.nodes.push_back(std::move(item.node));
-      continue;
+  for (Node &original : old) {
+    stack.push_back({std::move(original), 0});
+    while (!stack.empty()) {
+      Item item = std::move(stack.back());
+      stack.pop_back();
+      ex.renameInputs(item.node);
+      auto replacement = ex.expand(item.node);
+      if (!replacement) {
+        graph.nodes.push_back(std::move(item.node));
+        continue;
+      }
+      if (item.depth > 16)
+        throw Error("decomposition rules for " + targetOf(item.node).qualifiedName() + " expand without end", {},
+                    "node " + item.node.displayName());
+      for (size_t k = replacement->size(); k-- > 0;) stack.push_back({std::move((*replacement)[k]), item.depth + 1});
     }
-    if (item.depth > 16)
-      throw Error("decomposition rules for " + targetOf(item.node).qualifiedName() + " expand without end", {},
-                  "node " + item.node.displayName());
-    for (size_t k = replacement->size(); k-- > 0;) stack.push_back({std::move((*replacement)[k]), item.depth + 1});
   }
   auto fix = [&](Argument &a) {
     if (a.kind == ArgKind::Tensor) {

@@ -52,11 +52,26 @@ std::vector<std::string> requiredArgumentNames(const std::string &qualifiedName)
   return names;
 }
 
+namespace {
+/// What the dtype check of one target reads of a node, and the verdicts so
+/// far. The check is a function of the op and the dtypes of its tensor inputs
+/// and outputs, and a graph has few distinct combinations: each is checked
+/// once, by EdgeDtypeRules::check on the map EdgeDtypeRules::nodeDtypes makes.
+struct TargetCheck {
+  const OpSchema *schema = nullptr; // null: ops outside the table are not checked
+  std::vector<const SchemaArgument *> tensorArgs; // tensor-like arguments, in schema order
+  std::vector<std::string> returnKeys;            // per return ("" for a non-tensor one)
+  // Per combination (a byte per key: its dtype, or kAbsent), the verdict.
+  std::unordered_map<std::string, std::optional<std::string>> verdicts;
+};
+constexpr char kAbsent = char(-128);
+} // namespace
+
 struct DtypeRules::Impl {
   EdgeDtypeRules rules;
-  // Schema per target string: the verifier checks every node, and a graph
-  // has few distinct targets (parsing and looking each one up cost more than the check).
-  std::unordered_map<std::string, const OpSchema *> schemas = {};
+  // Per target string: the verifier checks every node, and a graph has few
+  // distinct targets (parsing and looking each one up cost more than the check).
+  std::unordered_map<std::string, TargetCheck> targets = {};
 };
 
 DtypeRules::DtypeRules() = default;
@@ -92,11 +107,48 @@ DtypeRules DtypeRules::forProgram(const Program &program) {
 
 std::optional<std::string> DtypeRules::check(const Graph &graph, const Node &node) const {
   if (!gIrValidityChecks) return std::nullopt;
-  auto [slot, unseen] = impl_->schemas.try_emplace(node.target, nullptr);
-  if (unseen) slot->second = schemaFor(parseTarget(node.target).qualifiedName());
-  const OpSchema *schema = slot->second;
-  if (!schema) return std::nullopt; // ops outside the table are permissive, as upstream treats ops outside edge.yaml
-  return impl_->rules.check(*schema, EdgeDtypeRules::nodeDtypes(*schema, graph, node));
+  auto [slot, unseen] = impl_->targets.try_emplace(node.target);
+  TargetCheck &target = slot->second;
+  if (unseen) {
+    target.schema = schemaFor(parseTarget(node.target).qualifiedName());
+    if (target.schema) {
+      for (const auto &arg : target.schema->arguments)
+        if (arg.type.isTensorLike()) target.tensorArgs.push_back(&arg);
+      for (size_t r = 0; r < target.schema->returns.size(); ++r)
+        target.returnKeys.push_back(EdgeDtypeRules::returnKey(*target.schema, r));
+    }
+  }
+  if (!target.schema) return std::nullopt; // ops outside the table are permissive, as upstream treats ops outside edge.yaml
+  // The node's combination, read as nodeDtypes reads it.
+  std::string combination;
+  combination.reserve(target.tensorArgs.size() + target.returnKeys.size());
+  auto dtypeOf = [&](const std::string &value) {
+    if (value.empty()) return kAbsent;
+    const TensorMeta *m = graph.tensorValues.find(value);
+    return m ? char(m->dtype) : kAbsent;
+  };
+  static const std::string kNone;
+  for (const SchemaArgument *arg : target.tensorArgs) {
+    const NamedArgument *in = node.input(arg->name);
+    if (!in) {
+      combination += kAbsent;
+      continue;
+    }
+    const Argument &a = in->arg;
+    combination += dtypeOf(a.kind == ArgKind::Tensor || a.kind == ArgKind::OptionalTensor ? a.name
+                           : a.kind == ArgKind::Tensors && !a.names.empty()                ? a.names[0]
+                                                                                           : kNone);
+  }
+  for (size_t r = 0; r < target.returnKeys.size() && r < node.outputs.size(); ++r) {
+    const Argument &out = node.outputs[r];
+    combination += target.returnKeys[r].empty() ? kAbsent
+                   : dtypeOf(out.kind == ArgKind::Tensor                         ? out.name
+                             : out.kind == ArgKind::Tensors && !out.names.empty() ? out.names[0]
+                                                                                   : kNone);
+  }
+  auto [verdict, first] = target.verdicts.try_emplace(std::move(combination));
+  if (first) verdict->second = impl_->rules.check(*target.schema, EdgeDtypeRules::nodeDtypes(*target.schema, graph, node));
+  return verdict->second;
 }
 
 } // namespace exir::edge

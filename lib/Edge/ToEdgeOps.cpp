@@ -12,12 +12,12 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
+#include "IR/OrderedMap.h"
 
 #include <cctype>
 #include <algorithm>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace exir::edge {
 
@@ -26,45 +26,121 @@ std::string lower(std::string s) {
   for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
+
+/// Applies `fix` to every value name an argument refers to, as EdgeUtil's
+/// renameValues does (here with the renames in an OrderedMap, see below).
+template <typename Fix> void renameIn(Argument &arg, const Fix &fix) {
+  switch (arg.kind) {
+  case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
+    fix(arg.name);
+    break;
+  case ArgKind::Tensors: case ArgKind::OptionalTensors:
+    for (auto &n : arg.names) fix(n);
+    break;
+  case ArgKind::NestedTensors:
+    for (auto &l : arg.nestedTensors)
+      for (auto &n : l) fix(n);
+    break;
+  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
+  case ArgKind::SymFloat: case ArgKind::SymFloats:
+    for (auto &s : arg.syms)
+      if (s.isName) fix(s.name);
+    break;
+  case ArgKind::StringToArgument:
+    for (auto &[k, v] : arg.mapping) renameIn(v, fix);
+    break;
+  default:
+    break;
+  }
+}
 } // namespace
 
 void renameEdgeNodes(Program &program) {
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
-    std::unordered_map<std::string, std::string> renames;
+    // Old name -> new. Every use in the method is looked up here: an OrderedMap
+    // (open addressing, hash tags) costs far fewer cache misses than an unordered_map.
+    OrderedMap<std::string> renames;
     std::unordered_map<std::string, int> nextSuffix; // per base, so n same-op nodes name in O(n)
-    // Names given here; the graph's own names are looked up in tensorValues
-    // (copying 100k names into a set cost more than the renaming).
-    std::unordered_set<std::string> given;
     renames.reserve(ep.graph.nodes.size()); // most nodes are renamed: no rehashing on the way
-    given.reserve(ep.graph.nodes.size());
-    auto taken = [&](const std::string &name) { return ep.graph.tensorValues.contains(name) || given.count(name); };
-    // The base name per target string ("" when the node keeps its name): a graph
-    // has few distinct targets, so each is parsed once.
-    std::unordered_map<std::string, std::string> baseOf;
+    // Names given here must not be given again. One base's names differ by their
+    // suffix; two bases' names can meet only when one base is the other plus "_..."
+    // (aten_x_default_1 from aten_x_default and from aten_x_default_1). Only then
+    // are the given names kept in a set (the graph's own names are looked up in
+    // tensorValues).
+    std::vector<const std::string *> bases;
+    bool baseClash = false;
+    OrderedMap<bool> given;
+    std::vector<std::string> givenTwice; // fresh names for an output name seen before (not in renames)
+    auto extends = [](const std::string &longer, const std::string &shorter) {
+      return longer.size() > shorter.size() && longer.compare(0, shorter.size(), shorter) == 0 &&
+             longer[shorter.size()] == '_';
+    };
+    auto taken = [&](const std::string &name) {
+      return ep.graph.tensorValues.contains(name) || (baseClash && given.contains(name));
+    };
+    // The base name per target string ("" when the node keeps its name) and its
+    // suffix counter: a graph has few distinct targets, so each is parsed once.
+    struct Base {
+      std::string name;
+      int *next = nullptr;
+    };
+    std::unordered_map<std::string, Base> baseOf;
     for (Node &node : ep.graph.nodes) {
       if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensor) continue;
       auto [slot, unseen] = baseOf.try_emplace(node.target);
       if (unseen) {
         OpTarget t = targetOf(node);
-        if (t.dialect == TargetDialect::Edge)
-          slot->second = lower(t.ns + "_" + t.name + "_" + (t.overload.empty() ? "default" : t.overload));
+        if (t.dialect == TargetDialect::Edge) {
+          std::string name = lower(t.ns + "_" + t.name + "_" + (t.overload.empty() ? "default" : t.overload));
+          auto [counter, newBase] = nextSuffix.try_emplace(name, 0);
+          slot->second = {name, &counter->second};
+          if (newBase) {
+            for (const std::string *other : bases)
+              if (!baseClash && (extends(name, *other) || extends(*other, name))) {
+                baseClash = true; // from here on, check the names given so far too
+                for (auto &[from, to] : renames) given.set(to, true);
+                for (const auto &n : givenTwice) given.set(n, true);
+              }
+            bases.push_back(&counter->first);
+          }
+        }
       }
-      const std::string &base = slot->second;
+      const std::string &base = slot->second.name;
       if (base.empty()) continue;
       const std::string &current = node.outputs[0].name;
       if (current == base) continue;
       if (current.size() > base.size() && current.compare(0, base.size(), base) == 0 && current[base.size()] == '_' &&
           current.find_first_not_of("0123456789", base.size() + 1) == std::string::npos)
         continue; // already an edge-style name with a numeric suffix
-      int &i = nextSuffix[base];
+      int &i = *slot->second.next;
       std::string fresh = i == 0 ? base : base + "_" + std::to_string(i);
       while (taken(fresh)) fresh = base + "_" + std::to_string(++i);
       ++i;
-      given.insert(fresh);
-      renames.emplace(current, std::move(fresh));
+      if (baseClash) given.set(fresh, true);
+      if (!renames.contains(current)) renames.set(current, std::move(fresh));
+      else if (!baseClash) givenTwice.push_back(std::move(fresh));
     }
-    renameValues(ep, renames);
+    if (renames.empty()) continue;
+    // The renames in one sweep over the method, as renameValues does them.
+    auto fix = [&](std::string &name) {
+      if (const std::string *to = renames.find(name)) name = *to;
+    };
+    Graph &g = ep.graph;
+    for (Node &n : g.nodes) {
+      for (auto &in : n.inputs) renameIn(in.arg, fix);
+      for (auto &out : n.outputs) renameIn(out, fix);
+    }
+    for (auto &in : g.inputs) renameIn(in, fix);
+    for (auto &o : g.outputs) renameIn(o, fix);
+    for (auto &spec : ep.signature.inputSpecs) renameIn(spec.arg, fix);
+    for (auto &spec : ep.signature.outputSpecs) renameIn(spec.arg, fix);
+    // Keys renamed in place, each keeping its position (the JSON stays in
+    // definition order); no new names collide: each fresh one was not taken.
+    g.tensorValues.rewrite([&](std::string &name, TensorMeta &) {
+      fix(name);
+      return true;
+    });
   }
 }
 

@@ -184,7 +184,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
                          OrderedMap<ConstantTensor> &out) {
   std::string where = zip.displayName() + ":" + configMember;
   // Parsed in the buffer it is read into (a 100k-weight config is 30 MB).
-  json::Document doc(zip.readPadded(configMember), where);
+  json::Document doc(json::PaddedText(zip.readPadded(configMember)), where);
   json::Reader r(where);
   json::Object root = r.object(doc.root());
   auto config = root.at_key("config");

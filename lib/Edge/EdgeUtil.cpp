@@ -127,43 +127,14 @@ size_t rewriteNodes(Graph &graph,
   return count;
 }
 
-namespace {
-/// Applies `fix` to every value name an argument refers to.
-template <typename Fix> void renameInArgument(Argument &arg, const Fix &fix) {
-  switch (arg.kind) {
-  case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
-    fix(arg.name);
-    break;
-  case ArgKind::Tensors: case ArgKind::OptionalTensors:
-    for (auto &n : arg.names) fix(n);
-    break;
-  case ArgKind::NestedTensors:
-    for (auto &l : arg.nestedTensors)
-      for (auto &n : l) fix(n);
-    break;
-  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
-  case ArgKind::SymFloat: case ArgKind::SymFloats:
-    for (auto &s : arg.syms)
-      if (s.isName) fix(s.name);
-    break;
-  case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) renameInArgument(v, fix);
-    break;
-  default:
-    break;
-  }
-}
-
-} // namespace
-
 void replaceUses(ExportedProgram &ep, const std::string &from, const std::string &to) {
   auto fix = [&](std::string &s) {
     if (s == from) s = to;
   };
   for (Node &n : ep.graph.nodes)
-    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
-  for (auto &o : ep.graph.outputs) renameInArgument(o, fix);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
+    for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
+  for (auto &o : ep.graph.outputs) renameNamesIn(o, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
 }
 
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to) {
@@ -178,13 +149,13 @@ void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std
   };
   Graph &g = ep.graph;
   for (Node &n : g.nodes) {
-    for (auto &in : n.inputs) renameInArgument(in.arg, fix);
-    for (auto &out : n.outputs) renameInArgument(out, fix);
+    for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
+    for (auto &out : n.outputs) renameNamesIn(out, fix);
   }
-  for (auto &in : g.inputs) renameInArgument(in, fix);
-  for (auto &o : g.outputs) renameInArgument(o, fix);
-  for (auto &spec : ep.signature.inputSpecs) renameInArgument(spec.arg, fix);
-  for (auto &spec : ep.signature.outputSpecs) renameInArgument(spec.arg, fix);
+  for (auto &in : g.inputs) renameNamesIn(in, fix);
+  for (auto &o : g.outputs) renameNamesIn(o, fix);
+  for (auto &spec : ep.signature.inputSpecs) renameNamesIn(spec.arg, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
   // Keep the position of each entry so the JSON stays in definition order.
   OrderedMap<TensorMeta> renamed;
   renamed.reserve(g.tensorValues.size());

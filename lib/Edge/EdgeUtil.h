@@ -81,6 +81,33 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
 /// Returns how many nodes were rewritten.
 size_t rewriteNodes(Graph &graph, const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite);
 
+/// Calls fix(std::string &) on every value name `arg` refers to (tensors, empty
+/// optional slots included, symbolic values, custom objects), to rename them in place.
+template <typename Fix> void renameNamesIn(Argument &arg, const Fix &fix) {
+  switch (arg.kind) {
+  case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
+    fix(arg.name);
+    break;
+  case ArgKind::Tensors: case ArgKind::OptionalTensors:
+    for (auto &n : arg.names) fix(n);
+    break;
+  case ArgKind::NestedTensors:
+    for (auto &l : arg.nestedTensors)
+      for (auto &n : l) fix(n);
+    break;
+  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
+  case ArgKind::SymFloat: case ArgKind::SymFloats:
+    for (auto &s : arg.syms)
+      if (s.isName) fix(s.name);
+    break;
+  case ArgKind::StringToArgument:
+    for (auto &[k, v] : arg.mapping) renameNamesIn(v, fix);
+    break;
+  default:
+    break;
+  }
+}
+
 /// Renames a value everywhere in a method: uses, outputs, metadata tables and the signature.
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to);
 /// Several renames in one sweep over the method (linear; renameValue per value is not).

@@ -27,32 +27,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-/// Applies `fix` to every value name an argument refers to, as EdgeUtil's
-/// renameValues does (here with the renames in an OrderedMap, see below).
-template <typename Fix> void renameIn(Argument &arg, const Fix &fix) {
-  switch (arg.kind) {
-  case ArgKind::Tensor: case ArgKind::OptionalTensor: case ArgKind::CustomObj:
-    fix(arg.name);
-    break;
-  case ArgKind::Tensors: case ArgKind::OptionalTensors:
-    for (auto &n : arg.names) fix(n);
-    break;
-  case ArgKind::NestedTensors:
-    for (auto &l : arg.nestedTensors)
-      for (auto &n : l) fix(n);
-    break;
-  case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
-  case ArgKind::SymFloat: case ArgKind::SymFloats:
-    for (auto &s : arg.syms)
-      if (s.isName) fix(s.name);
-    break;
-  case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) renameIn(v, fix);
-    break;
-  default:
-    break;
-  }
-}
 } // namespace
 
 void renameEdgeNodes(Program &program) {
@@ -128,13 +102,13 @@ void renameEdgeNodes(Program &program) {
     };
     Graph &g = ep.graph;
     for (Node &n : g.nodes) {
-      for (auto &in : n.inputs) renameIn(in.arg, fix);
-      for (auto &out : n.outputs) renameIn(out, fix);
+      for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
+      for (auto &out : n.outputs) renameNamesIn(out, fix);
     }
-    for (auto &in : g.inputs) renameIn(in, fix);
-    for (auto &o : g.outputs) renameIn(o, fix);
-    for (auto &spec : ep.signature.inputSpecs) renameIn(spec.arg, fix);
-    for (auto &spec : ep.signature.outputSpecs) renameIn(spec.arg, fix);
+    for (auto &in : g.inputs) renameNamesIn(in, fix);
+    for (auto &o : g.outputs) renameNamesIn(o, fix);
+    for (auto &spec : ep.signature.inputSpecs) renameNamesIn(spec.arg, fix);
+    for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
     // Keys renamed in place, each keeping its position (the JSON stays in
     // definition order); no new names collide: each fresh one was not taken.
     g.tensorValues.rewrite([&](std::string &name, TensorMeta &) {

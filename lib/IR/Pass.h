@@ -50,18 +50,36 @@ private:
 /// Wall time per pass over a whole tool run (several pass managers, or steps
 /// timed by hand), reported like LLVM's -time-passes: one line per pass name,
 /// runs of the same pass summed, the slowest first, then the total.
+/// Wall time and the process's CPU time (user + system) since construction:
+/// on a loaded machine wall time says little, CPU time stays put.
+class PassClock {
+public:
+  PassClock();
+  double wallMs() const;
+  double cpuMs() const;
+
+private:
+  std::chrono::steady_clock::time_point wall_;
+  double cpu_; // ms of CLOCK_PROCESS_CPUTIME_ID at construction
+};
+
 class PassTimer {
 public:
-  void add(const std::string &pass, double milliseconds);
-  /// Runs `work` and adds its wall time under `pass`.
+  struct Entry {
+    std::string name;
+    double wallMs = 0, cpuMs = 0;
+  };
+  void add(const std::string &pass, double wallMs, double cpuMs);
+  void add(const std::string &pass, const PassClock &since) { add(pass, since.wallMs(), since.cpuMs()); }
+  /// Runs `work` and adds its wall and CPU time under `pass`.
   void time(const std::string &pass, const std::function<void()> &work);
   /// The report; `title` names the tool ("exir-edge").
   void print(std::ostream &os, const std::string &title) const;
-  /// (pass, milliseconds) in first-run order, runs of a pass summed.
-  const std::vector<std::pair<std::string, double>> &entries() const { return entries_; }
+  /// In first-run order, runs of a pass summed.
+  const std::vector<Entry> &entries() const { return entries_; }
 
 private:
-  std::vector<std::pair<std::string, double>> entries_;
+  std::vector<Entry> entries_;
 };
 
 struct PassManagerOptions {

@@ -5,7 +5,7 @@ namespace exir {
 
 PassFlags::PassFlags(CLI::App &app, PassListing passes, bool printAfter) : passes_(std::move(passes)) {
   app.add_flag("--list-passes", list_, "list the passes in pipeline order and exit");
-  app.add_flag("--time-passes", timePasses_, "report the wall time of each pass on stderr");
+  app.add_flag("--time-passes", timePasses_, "report the CPU and wall time of each pass on stderr");
   if (!printAfter) return;
   std::string valid = "all";
   for (const auto &p : passes_) valid += ", " + p.first;

@@ -7,7 +7,7 @@
 //   --print-after PASS|all   the program after PASS on stderr (repeatable, or
 //                            comma-separated); an unknown name is a usage error
 //                            (exit 2) that lists the valid ones
-//   --time-passes            per-pass wall time on stderr at the end, like LLVM's;
+//   --time-passes            per-pass CPU and wall time on stderr at the end, like LLVM's;
 //                            entries in parentheses are not passes: "(read input)",
 //                            "(write output)", "(verifier after each pass)"
 //

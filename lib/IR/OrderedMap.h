@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "IR/StringHash.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -91,7 +93,7 @@ private:
   static constexpr size_t kLinearLimit = 8;
   static constexpr size_t npos = static_cast<size_t>(-1);
 
-  static size_t hashOf(const std::string &key) { return std::hash<std::string>{}(key); }
+  static size_t hashOf(const std::string &key) { return hashString(key); }
   // A slot is (hash tag << 32) | (position + 1), 0 when free: the tag skips
   // most key compares, which would each touch another item's cache line.
   static uint64_t tagOf(size_t hash) { return static_cast<uint64_t>(hash >> 32 ^ hash) << 32; }

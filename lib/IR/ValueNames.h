@@ -10,6 +10,7 @@
 #pragma once
 
 #include "IR/IR.h"
+#include "IR/StringHash.h"
 
 #include <cstdint>
 #include <cstring>
@@ -109,26 +110,8 @@ public:
     }
   }
 
-  /// wyhash-style: whole words and a 64x64->128 multiply per word; the tail is
-  /// read as overlapping fixed-size loads (no byte loop, no memcpy call).
-  static uint64_t hash(std::string_view s) {
-    const char *p = s.data();
-    size_t n = s.size();
-    uint64_t a, b;
-    if (n >= 8) {
-      uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-      for (size_t i = 0; i + 8 < n; i += 8) h = mix(h ^ load<uint64_t>(p + i), 0xbf58476d1ce4e5b9ull);
-      a = h;
-      b = load<uint64_t>(p + n - 8);
-    } else if (n >= 4) {
-      a = load<uint32_t>(p);
-      b = load<uint32_t>(p + n - 4) ^ (uint64_t(n) << 32);
-    } else {
-      a = n ? uint64_t(uint8_t(p[0])) << 16 | uint64_t(uint8_t(p[n / 2])) << 8 | uint8_t(p[n - 1]) : 0;
-      b = n;
-    }
-    return mix(a ^ 0xa0761d6478bd642full, b ^ 0xe7037ed1a0b428dbull);
-  }
+  /// The names' hash (IR/StringHash.h).
+  static uint64_t hash(std::string_view s) { return hashString(s); }
 
 private:
   // Most uses name a value defined or used a few nodes before: a small
@@ -157,16 +140,6 @@ private:
       while (slots_[i]) i = (i + 1) & mask;
       slots_[i] = (h & ~uint64_t(0xffffffff)) | (uint64_t(id) + 1);
     }
-  }
-
-  template <typename T> static uint64_t load(const char *p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static uint64_t mix(uint64_t x, uint64_t y) {
-    __uint128_t r = __uint128_t(x) * y;
-    return uint64_t(r) ^ uint64_t(r >> 64);
   }
 
   std::vector<std::string_view> names_;

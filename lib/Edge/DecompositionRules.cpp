@@ -172,25 +172,14 @@ struct DecompositionRules::Rule {
 
 namespace {
 
-class ExprParser {
-public:
-  ExprParser(const std::string &text, Scope &scope) : text_(text), scope_(scope) {}
-
-  Val parse() {
-    Val v = orExpr();
-    skip();
-    if (pos_ != text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
-    return v;
-  }
-
+/// The tokens both expression parsers read: blanks, keywords and symbols,
+/// identifiers.
+class ExprLexer {
 protected:
+  explicit ExprLexer(const std::string &text) : text_(text) {}
   const std::string &text_;
-  Scope &scope_;
   size_t pos_ = 0;
-  // False while parsing the untaken side of and/or: syntax only, no evaluation.
-  bool live_ = true;
 
-  [[noreturn]] void fail(const std::string &why) { scope_.fail("in expression '" + text_ + "': " + why); }
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
@@ -204,15 +193,34 @@ protected:
     pos_ += tok.size();
     return true;
   }
-  void expect(const std::string &tok) {
-    if (!eat(tok)) fail("expected '" + tok + "'");
-  }
   std::string ident() {
     skip();
     size_t start = pos_;
     while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
       ++pos_;
     return text_.substr(start, pos_ - start);
+  }
+};
+
+class ExprParser : protected ExprLexer {
+public:
+  ExprParser(const std::string &text, Scope &scope) : ExprLexer(text), scope_(scope) {}
+
+  Val parse() {
+    Val v = orExpr();
+    skip();
+    if (pos_ != text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
+    return v;
+  }
+
+protected:
+  Scope &scope_;
+  // False while parsing the untaken side of and/or: syntax only, no evaluation.
+  bool live_ = true;
+
+  [[noreturn]] void fail(const std::string &why) { scope_.fail("in expression '" + text_ + "': " + why); }
+  void expect(const std::string &tok) {
+    if (!eat(tok)) fail("expected '" + tok + "'");
   }
 
   bool truthy(const Val &v) {
@@ -727,10 +735,10 @@ private:
 /// Parses an expression the way ExprParser reads it, into an Expr; throws
 /// Unparsable where the interpreter would report a syntax error (or a literal
 /// does not convert), and the rule then keeps the interpreter for it.
-class ExprCompiler {
+class ExprCompiler : ExprLexer {
 public:
   struct Unparsable {};
-  explicit ExprCompiler(const std::string &text) : text_(text) {}
+  explicit ExprCompiler(const std::string &text) : ExprLexer(text) {}
 
   Expr parse() {
     Expr e = orExpr();
@@ -740,30 +748,8 @@ public:
   }
 
 private:
-  const std::string &text_;
-  size_t pos_ = 0;
-
-  void skip() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  bool eat(const std::string &tok) {
-    skip();
-    if (text_.compare(pos_, tok.size(), tok) != 0) return false;
-    if (std::isalpha(static_cast<unsigned char>(tok[0])) && pos_ + tok.size() < text_.size() &&
-        (std::isalnum(static_cast<unsigned char>(text_[pos_ + tok.size()])) || text_[pos_ + tok.size()] == '_'))
-      return false;
-    pos_ += tok.size();
-    return true;
-  }
   void expect(const std::string &tok) {
     if (!eat(tok)) throw Unparsable{};
-  }
-  std::string ident() {
-    skip();
-    size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
-      ++pos_;
-    return text_.substr(start, pos_ - start);
   }
   static Expr node(Expr::Op op, std::vector<Expr> kids) {
     Expr e;

@@ -106,33 +106,6 @@ struct StorageAnalysis {
   }
 };
 
-/// Where the next definition's name probably sits in tensor_values: exported
-/// values come in definition order, and the allocs exir-plan adds are appended
-/// in node order, so a graph's outputs walk two runs of tensor_values. Trying
-/// the name after each run's last match (memory in cache) saves most lookups;
-/// a miss costs one short compare.
-class DefinitionCursor {
-public:
-  /// The position of `name` if it is where a run continues, else npos.
-  template <typename NameAt> uint32_t match(std::string_view name, uint32_t limit, const NameAt &nameAt) {
-    for (int k : {last_, 1 - last_})
-      if (next_[k] < limit && nameAt(next_[k]) == name) {
-        last_ = k;
-        return next_[k]++;
-      }
-    return UINT32_MAX;
-  }
-  /// A definition found by lookup at `id` starts or continues the other run.
-  void found(uint32_t id) {
-    last_ = 1 - last_;
-    next_[last_] = id + 1;
-  }
-
-private:
-  uint32_t next_[2] = {0, 0};
-  int last_ = 0;
-};
-
 /// `ep` is null for a subgraph, whose inputs are bound to the operands of its node.
 StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   StorageAnalysis a;

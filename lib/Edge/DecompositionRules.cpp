@@ -200,6 +200,19 @@ protected:
       ++pos_;
     return text_.substr(start, pos_ - start);
   }
+  /// A numeric literal's text at pos_ (digits, '.', an exponent); `isFloat`
+  /// when it has anything but digits.
+  std::string numberToken(bool &isFloat) {
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                   text_[pos_] == 'e' || text_[pos_] == 'E' ||
+                                   ((text_[pos_] == '-' || text_[pos_] == '+') &&
+                                    (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
+      if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) isFloat = true;
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
 };
 
 class ExprParser : protected ExprLexer {
@@ -451,16 +464,8 @@ protected:
     if (pos_ >= text_.size()) fail("unexpected end");
     char c = text_[pos_];
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      size_t start = pos_;
       bool isFloat = false;
-      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
-                                     text_[pos_] == 'e' || text_[pos_] == 'E' ||
-                                     ((text_[pos_] == '-' || text_[pos_] == '+') &&
-                                      (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
-        if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) isFloat = true;
-        ++pos_;
-      }
-      std::string num = text_.substr(start, pos_ - start);
+      std::string num = numberToken(isFloat);
       if (num == "inf") return Val::real(INFINITY);
       return isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num)));
     }
@@ -863,16 +868,8 @@ private:
     if (pos_ >= text_.size()) throw Unparsable{};
     char c = text_[pos_];
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      size_t start = pos_;
       bool isFloat = false;
-      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
-                                     text_[pos_] == 'e' || text_[pos_] == 'E' ||
-                                     ((text_[pos_] == '-' || text_[pos_] == '+') &&
-                                      (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
-        if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) isFloat = true;
-        ++pos_;
-      }
-      std::string num = text_.substr(start, pos_ - start);
+      std::string num = numberToken(isFloat);
       try {
         return literal(isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num))));
       } catch (const std::exception &) {

@@ -147,15 +147,8 @@ void renameValues(ExportedProgram &ep, const std::unordered_map<std::string, std
   auto fix = [&](std::string &s) {
     if (auto it = renames.find(s); it != renames.end()) s = it->second;
   };
+  renameNamesInMethod(ep, fix);
   Graph &g = ep.graph;
-  for (Node &n : g.nodes) {
-    for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
-    for (auto &out : n.outputs) renameNamesIn(out, fix);
-  }
-  for (auto &in : g.inputs) renameNamesIn(in, fix);
-  for (auto &o : g.outputs) renameNamesIn(o, fix);
-  for (auto &spec : ep.signature.inputSpecs) renameNamesIn(spec.arg, fix);
-  for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
   // Keep the position of each entry so the JSON stays in definition order.
   OrderedMap<TensorMeta> renamed;
   renamed.reserve(g.tensorValues.size());

@@ -108,6 +108,20 @@ template <typename Fix> void renameNamesIn(Argument &arg, const Fix &fix) {
   }
 }
 
+/// renameNamesIn over every argument of a method's graph (node inputs and
+/// outputs, graph inputs and outputs) and of its signature; not subgraphs.
+template <typename Fix> void renameNamesInMethod(ExportedProgram &ep, const Fix &fix) {
+  Graph &g = ep.graph;
+  for (Node &n : g.nodes) {
+    for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
+    for (auto &out : n.outputs) renameNamesIn(out, fix);
+  }
+  for (auto &in : g.inputs) renameNamesIn(in, fix);
+  for (auto &o : g.outputs) renameNamesIn(o, fix);
+  for (auto &spec : ep.signature.inputSpecs) renameNamesIn(spec.arg, fix);
+  for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
+}
+
 /// Renames a value everywhere in a method: uses, outputs, metadata tables and the signature.
 void renameValue(ExportedProgram &ep, const std::string &from, const std::string &to);
 /// Several renames in one sweep over the method (linear; renameValue per value is not).

@@ -100,15 +100,8 @@ void renameEdgeNodes(Program &program) {
     auto fix = [&](std::string &name) {
       if (const std::string *to = renames.find(name)) name = *to;
     };
+    renameNamesInMethod(ep, fix);
     Graph &g = ep.graph;
-    for (Node &n : g.nodes) {
-      for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
-      for (auto &out : n.outputs) renameNamesIn(out, fix);
-    }
-    for (auto &in : g.inputs) renameNamesIn(in, fix);
-    for (auto &o : g.outputs) renameNamesIn(o, fix);
-    for (auto &spec : ep.signature.inputSpecs) renameNamesIn(spec.arg, fix);
-    for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
     // Keys renamed in place, each keeping its position (the JSON stays in
     // definition order); no new names collide: each fresh one was not taken.
     g.tensorValues.rewrite([&](std::string &name, TensorMeta &) {

@@ -1,6 +1,7 @@
 //===- Pte/DistinctBlobs.cpp - Blobs deduplicated by their bytes ---------===//
 #include "Pte/DistinctBlobs.h"
 
+#include "IR/StringHash.h"
 #include "Support/Hash.h"
 
 namespace exir::pte {
@@ -17,60 +18,89 @@ constexpr uint64_t kSamplePart = 256;
 
 bool isSmall(const BlobSource &blob) { return blob.size() <= kSmallBlob; }
 
-/// SHA-256 of the sample: equal bytes give equal keys, and a small blob's key is its digest.
-std::string sampleKey(const BlobSource &blob) {
+/// The sample's bytes.
+std::string sampleOf(const BlobSource &blob) {
   uint64_t size = blob.size();
-  if (isSmall(blob)) return sha256Hex(blob.readPart(0, size));
-  return sha256Hex(blob.readPart(0, kSamplePart) + blob.readPart(size / 2 - kSamplePart / 2, kSamplePart) +
-                   blob.readPart(size - kSamplePart, kSamplePart));
+  if (isSmall(blob)) return blob.readPart(0, size);
+  return blob.readPart(0, kSamplePart) + blob.readPart(size / 2 - kSamplePart / 2, kSamplePart) +
+         blob.readPart(size - kSamplePart, kSamplePart);
 }
 
+/// A fast hash of the sample: it only narrows the candidates (bytes or
+/// SHA-256 decide), so collisions cost a compare, never a wrong match. A
+/// SHA-256 per small constant was most of deduplicating 100k of them.
+uint64_t sampleHash(const std::string &sample) { return hashString(sample); }
+
 } // namespace
+
+size_t DistinctBlobs::FileRangeHash::operator()(const FileRange &r) const {
+  uint64_t words[3] = {r.path, r.offset, r.size};
+  return size_t(hashString(std::string_view(reinterpret_cast<const char *>(words), sizeof words)));
+}
+
+uint32_t DistinctBlobs::pathId(const std::string &path) {
+  if (lastPath_ && *lastPath_ == path) return lastPathId_;
+  auto [it, inserted] = paths_.try_emplace(path, uint32_t(paths_.size()));
+  lastPath_ = &it->first; // node-based map: the key stays put
+  lastPathId_ = it->second;
+  return it->second;
+}
 
 const std::string &DistinctBlobs::digest(size_t index) {
   if (digests_[index].empty()) digests_[index] = blobs_[index].sha256Hex();
   return digests_[index];
 }
 
-size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group, std::string blobDigest) {
+void DistinctBlobs::index(size_t member, uint64_t sample, SizeGroup &group) {
+  auto [it, inserted] = group.bySample.try_emplace(sample, member);
+  sameSample_[member] = inserted ? kNone : it->second;
+  it->second = member;
+}
+
+size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group) {
   size_t index = blobs_.size();
   group.members.push_back(index);
-  if (blob.isFile()) fileRanges_.emplace(std::make_tuple(blob.path(), blob.offset(), blob.size()), index);
+  if (blob.isFile()) fileRanges_.emplace(FileRange{pathId(blob.path()), blob.offset(), blob.size()}, index);
   blobs_.push_back(blob);
-  digests_.push_back(std::move(blobDigest));
+  digests_.emplace_back();
+  sameSample_.push_back(kNone);
   return index;
 }
 
 size_t DistinctBlobs::add(const BlobSource &blob) {
   if (blob.isFile()) {
-    auto range = fileRanges_.find(std::make_tuple(blob.path(), blob.offset(), blob.size()));
+    auto range = fileRanges_.find(FileRange{pathId(blob.path()), blob.offset(), blob.size()});
     if (range != fileRanges_.end()) return range->second;
   }
   SizeGroup &group = bySize_[blob.size()];
-  if (group.members.empty()) return append(blob, group, {});
+  if (group.members.empty()) return append(blob, group);
   if (blob.size() == 0) return group.members.front();
   // Every earlier blob of this size goes into the sample index once.
   for (; group.sampled < group.members.size(); ++group.sampled) {
     size_t member = group.members[group.sampled];
-    std::string key = sampleKey(blobs_[member]);
-    if (isSmall(blob)) digests_[member] = key;
-    group.bySample[std::move(key)].push_back(member);
+    index(member, sampleHash(sampleOf(blobs_[member])), group);
   }
-  std::string sample = sampleKey(blob);
-  auto candidates = group.bySample.find(sample);
-  if (candidates == group.bySample.end()) {
-    size_t index = append(blob, group, isSmall(blob) ? sample : std::string());
-    group.bySample[std::move(sample)].push_back(index);
-    ++group.sampled;
-    return index;
+  std::string sample = sampleOf(blob);
+  uint64_t hash = sampleHash(sample);
+  auto candidates = group.bySample.find(hash);
+  // Earlier blobs with this sample hash have pairwise different bytes: at most one matches.
+  if (candidates != group.bySample.end()) {
+    if (isSmall(blob)) {
+      for (size_t member = candidates->second; member != kNone; member = sameSample_[member])
+        if (blobs_[member].readPart(0, blob.size()) == sample) return member;
+    } else {
+      std::string blobDigest = blob.sha256Hex();
+      for (size_t member = candidates->second; member != kNone; member = sameSample_[member])
+        if (digest(member) == blobDigest) return member;
+      size_t index = append(blob, group);
+      digests_[index] = std::move(blobDigest);
+      this->index(index, hash, group);
+      ++group.sampled;
+      return index;
+    }
   }
-  // Earlier blobs with this sample have pairwise different bytes: at most one matches.
-  if (isSmall(blob)) return candidates->second.front(); // the sample key is the digest
-  std::string blobDigest = blob.sha256Hex();
-  for (size_t index : candidates->second)
-    if (digest(index) == blobDigest) return index;
-  size_t index = append(blob, group, std::move(blobDigest));
-  candidates->second.push_back(index);
+  size_t index = append(blob, group);
+  this->index(index, hash, group);
   ++group.sampled;
   return index;
 }

@@ -4,6 +4,7 @@
 #include "Pte/PteWriter.h"
 #include "IR/Verifier.h"
 #include "Plan/PlanPasses.h"
+#include "Serde/ExportJson.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Parallel.h"
@@ -78,7 +79,10 @@ int main(int argc, char **argv) {
     if (external->count() > 0 && ptdPath.empty() && (output.empty() || output == "-"))
       throw UsageError("--external-constants writing to stdout needs --ptd FILE");
     Program program;
-    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}); });
+    // Node metadata is only read for --emit-stacktraces.
+    ExportJsonOptions readOptions;
+    readOptions.skipNodeMetadata = !emitOptions.emitStacktraces;
+    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}, readOptions); });
     addOpLibraries(program, opLibraries);
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {

@@ -29,6 +29,8 @@ public:
   size_t add(const BlobSource &blob);
   size_t size() const { return blobs_.size(); }
   const std::vector<BlobSource> &blobs() const { return blobs_; }
+  /// The distinct blobs, moved out: no add() may follow.
+  std::vector<BlobSource> take() { return std::move(blobs_); }
 
 private:
   static constexpr size_t kNone = SIZE_MAX;

@@ -4,6 +4,9 @@
 #include "IR/StringHash.h"
 #include "Support/Hash.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace exir::pte {
 
 namespace {
@@ -33,9 +36,36 @@ uint64_t sampleHash(const std::string &sample) { return hashString(sample); }
 
 } // namespace
 
-size_t DistinctBlobs::FileRangeHash::operator()(const FileRange &r) const {
-  uint64_t words[3] = {r.path, r.offset, r.size};
-  return size_t(hashString(std::string_view(reinterpret_cast<const char *>(words), sizeof words)));
+size_t DistinctBlobs::FlatTable::probe(uint64_t a, uint64_t b, uint64_t c) const {
+  using string_hash_detail::mix;
+  size_t mask = slots_.size() - 1;
+  for (size_t i = size_t(mix(mix(a ^ 0x9e3779b97f4a7c15ull, b ^ 0xbf58476d1ce4e5b9ull), c ^ 0xa0761d6478bd642full)) & mask;;
+       i = (i + 1) & mask) {
+    const Slot &slot = slots_[i];
+    if (slot.value == kNone || (slot.a == a && slot.b == b && slot.c == c)) return i;
+  }
+}
+
+const size_t *DistinctBlobs::FlatTable::find(uint64_t a, uint64_t b, uint64_t c) const {
+  if (slots_.empty()) return nullptr;
+  const Slot &slot = slots_[probe(a, b, c)];
+  return slot.value == kNone ? nullptr : &slot.value;
+}
+
+size_t &DistinctBlobs::FlatTable::at(uint64_t a, uint64_t b, uint64_t c) {
+  if (4 * (size_ + 1) > 3 * slots_.size()) { // at most 3/4 full
+    std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(std::max<size_t>(16, 2 * slots_.size())));
+    for (const Slot &slot : old)
+      if (slot.value != kNone) slots_[probe(slot.a, slot.b, slot.c)] = slot;
+  }
+  Slot &slot = slots_[probe(a, b, c)];
+  if (slot.value == kNone) {
+    slot.a = a;
+    slot.b = b;
+    slot.c = c;
+    ++size_;
+  }
+  return slot.value;
 }
 
 uint32_t DistinctBlobs::pathId(const std::string &path) {
@@ -51,16 +81,16 @@ const std::string &DistinctBlobs::digest(size_t index) {
   return digests_[index];
 }
 
-void DistinctBlobs::index(size_t member, uint64_t sample, SizeGroup &group) {
-  auto [it, inserted] = group.bySample.try_emplace(sample, member);
-  sameSample_[member] = inserted ? kNone : it->second;
-  it->second = member;
+void DistinctBlobs::index(size_t member, uint64_t sample) {
+  size_t &last = bySample_.at(blobs_[member].size(), sample, 0);
+  sameSample_[member] = last; // kNone for the first
+  last = member;
 }
 
 size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group) {
   size_t index = blobs_.size();
   group.members.push_back(index);
-  if (blob.isFile()) fileRanges_.emplace(FileRange{pathId(blob.path()), blob.offset(), blob.size()}, index);
+  if (blob.isFile()) fileRanges_.at(pathId(blob.path()), blob.offset(), blob.size()) = index;
   blobs_.push_back(blob);
   digests_.emplace_back();
   sameSample_.push_back(kNone);
@@ -69,8 +99,7 @@ size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group) {
 
 size_t DistinctBlobs::add(const BlobSource &blob) {
   if (blob.isFile()) {
-    auto range = fileRanges_.find(FileRange{pathId(blob.path()), blob.offset(), blob.size()});
-    if (range != fileRanges_.end()) return range->second;
+    if (const size_t *range = fileRanges_.find(pathId(blob.path()), blob.offset(), blob.size())) return *range;
   }
   SizeGroup &group = bySize_[blob.size()];
   if (group.members.empty()) return append(blob, group);
@@ -78,29 +107,28 @@ size_t DistinctBlobs::add(const BlobSource &blob) {
   // Every earlier blob of this size goes into the sample index once.
   for (; group.sampled < group.members.size(); ++group.sampled) {
     size_t member = group.members[group.sampled];
-    index(member, sampleHash(sampleOf(blobs_[member])), group);
+    index(member, sampleHash(sampleOf(blobs_[member])));
   }
   std::string sample = sampleOf(blob);
   uint64_t hash = sampleHash(sample);
-  auto candidates = group.bySample.find(hash);
   // Earlier blobs with this sample hash have pairwise different bytes: at most one matches.
-  if (candidates != group.bySample.end()) {
+  if (const size_t *last = bySample_.find(blob.size(), hash, 0)) {
     if (isSmall(blob)) {
-      for (size_t member = candidates->second; member != kNone; member = sameSample_[member])
+      for (size_t member = *last; member != kNone; member = sameSample_[member])
         if (blobs_[member].readPart(0, blob.size()) == sample) return member;
     } else {
       std::string blobDigest = blob.sha256Hex();
-      for (size_t member = candidates->second; member != kNone; member = sameSample_[member])
+      for (size_t member = *last; member != kNone; member = sameSample_[member])
         if (digest(member) == blobDigest) return member;
       size_t index = append(blob, group);
       digests_[index] = std::move(blobDigest);
-      this->index(index, hash, group);
+      this->index(index, hash);
       ++group.sampled;
       return index;
     }
   }
   size_t index = append(blob, group);
-  this->index(index, hash, group);
+  this->index(index, hash);
   ++group.sampled;
   return index;
 }

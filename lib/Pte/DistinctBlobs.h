@@ -37,22 +37,27 @@ private:
   /// The blobs of one size: sampled lazily, once a second blob of that size comes.
   struct SizeGroup {
     std::vector<size_t> members;
-    size_t sampled = 0; // members[0, sampled) are in bySample
-    /// Sample hash -> the last member with it; sameSample_ chains the others.
-    /// (A vector per key cost an allocation per blob: 100k small constants.)
-    std::unordered_map<uint64_t, size_t> bySample;
+    size_t sampled = 0; // members[0, sampled) are in bySample_
   };
-  /// A file range: the path as an index into paths_ (no string per blob).
-  struct FileRange {
-    uint32_t path;
-    uint64_t offset, size;
-    bool operator==(const FileRange &o) const { return path == o.path && offset == o.offset && size == o.size; }
-  };
-  struct FileRangeHash {
-    size_t operator()(const FileRange &r) const;
+  /// An open-addressing table of three words -> an index (no node per entry:
+  /// 100k small constants made 200k nodes to allocate and free).
+  class FlatTable {
+  public:
+    /// The value slot of the key, `kNone` when it was not there.
+    size_t &at(uint64_t a, uint64_t b, uint64_t c);
+    const size_t *find(uint64_t a, uint64_t b, uint64_t c) const;
+
+  private:
+    struct Slot {
+      uint64_t a, b, c;
+      size_t value = kNone; // kNone: free
+    };
+    size_t probe(uint64_t a, uint64_t b, uint64_t c) const;
+    std::vector<Slot> slots_;
+    size_t size_ = 0;
   };
   const std::string &digest(size_t index);
-  void index(size_t member, uint64_t sample, SizeGroup &group);
+  void index(size_t member, uint64_t sample);
   size_t append(const BlobSource &blob, SizeGroup &group);
   uint32_t pathId(const std::string &path);
 
@@ -60,7 +65,8 @@ private:
   std::vector<std::string> digests_; // SHA-256 of large blobs, lazily computed, "" until needed
   std::vector<size_t> sameSample_;   // the previous member of the same size and sample, or kNone
   std::unordered_map<uint64_t, SizeGroup> bySize_;
-  std::unordered_map<FileRange, size_t, FileRangeHash> fileRanges_;
+  FlatTable bySample_;   // (size, sample hash) -> the last member with them; sameSample_ chains the others
+  FlatTable fileRanges_; // (path id, offset, size) -> index
   std::unordered_map<std::string, uint32_t> paths_;
   const std::string *lastPath_ = nullptr; // most blobs of a program share one file
   uint32_t lastPathId_ = 0;

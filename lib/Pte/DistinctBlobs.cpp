@@ -21,18 +21,24 @@ constexpr uint64_t kSamplePart = 256;
 
 bool isSmall(const BlobSource &blob) { return blob.size() <= kSmallBlob; }
 
-/// The sample's bytes.
-std::string sampleOf(const BlobSource &blob) {
+/// The sample's bytes: a view of a small blob held in memory (most small
+/// constants: gathered views), else read into `storage`.
+std::string_view sampleOf(const BlobSource &blob, std::string &storage) {
   uint64_t size = blob.size();
-  if (isSmall(blob)) return blob.readPart(0, size);
-  return blob.readPart(0, kSamplePart) + blob.readPart(size / 2 - kSamplePart / 2, kSamplePart) +
-         blob.readPart(size - kSamplePart, kSamplePart);
+  if (isSmall(blob)) {
+    if (blob.inMemory()) return blob.view();
+    storage = blob.readPart(0, size);
+  } else {
+    storage = blob.readPart(0, kSamplePart) + blob.readPart(size / 2 - kSamplePart / 2, kSamplePart) +
+              blob.readPart(size - kSamplePart, kSamplePart);
+  }
+  return storage;
 }
 
 /// A fast hash of the sample: it only narrows the candidates (bytes or
 /// SHA-256 decide), so collisions cost a compare, never a wrong match. A
 /// SHA-256 per small constant was most of deduplicating 100k of them.
-uint64_t sampleHash(const std::string &sample) { return hashString(sample); }
+uint64_t sampleHash(std::string_view sample) { return hashString(sample); }
 
 } // namespace
 
@@ -107,15 +113,18 @@ size_t DistinctBlobs::add(const BlobSource &blob) {
   // Every earlier blob of this size goes into the sample index once.
   for (; group.sampled < group.members.size(); ++group.sampled) {
     size_t member = group.members[group.sampled];
-    index(member, sampleHash(sampleOf(blobs_[member])));
+    std::string storage;
+    index(member, sampleHash(sampleOf(blobs_[member], storage)));
   }
-  std::string sample = sampleOf(blob);
+  std::string storage;
+  std::string_view sample = sampleOf(blob, storage);
   uint64_t hash = sampleHash(sample);
   // Earlier blobs with this sample hash have pairwise different bytes: at most one matches.
   if (const size_t *last = bySample_.find(blob.size(), hash, 0)) {
     if (isSmall(blob)) {
+      std::string other;
       for (size_t member = *last; member != kNone; member = sameSample_[member])
-        if (blobs_[member].readPart(0, blob.size()) == sample) return member;
+        if (sampleOf(blobs_[member], other) == sample) return member; // a small blob's sample is all of it
     } else {
       std::string blobDigest = blob.sha256Hex();
       for (size_t member = *last; member != kNone; member = sameSample_[member])

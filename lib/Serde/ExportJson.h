@@ -49,6 +49,10 @@ enum class DtypeNumbering : uint8_t {
 
 struct ExportJsonOptions {
   DtypeNumbering dtypeNumbering = DtypeNumbering::Auto;
+  /// Leaves every Node::metadata empty (stack traces, module stacks: a tenth
+  /// of a big program's memory) for readers that do not use it; the field
+  /// must still be an object.
+  bool skipNodeMetadata = false;
 };
 
 /// Schema version written for documents upgraded from a legacy (major < 8) form.

@@ -17,7 +17,8 @@ ExportedProgram exportedProgramFromDom(json::Element e, json::Reader &reader,
                                        const ExportJsonOptions &options = {});
 
 /// Reads our stage artifact object `e` (see ProgramJson.h).
-Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory);
+Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory,
+                       const ExportJsonOptions &options = {});
 
 /// Reads a torch.export TensorMeta object (also used by PT2 PayloadConfig).
 TensorMeta tensorMetaFromDom(json::Element e, json::Reader &reader,

@@ -13,6 +13,7 @@
 #include "Serde/ExportJson.h"
 #include "Serde/JsonDom.h"
 #include "Serde/JsonWriter.h"
+#include "Serde/Parallel.h"
 
 #include <functional>
 #include <optional>
@@ -93,7 +94,10 @@ struct UnionMember {
 
 class ExportReader {
 public:
-  ExportReader(Reader &r, const ExportJsonOptions &options) : r_(r), options_(options) {}
+  /// `parallel`: big arrays may be converted on two threads (off for the
+  /// readers of the second thread's parts).
+  ExportReader(Reader &r, const ExportJsonOptions &options, bool parallel = true)
+      : r_(r), options_(options), parallel_(parallel) {}
 
   ExportedProgram exportedProgram(Element e);
   TensorMeta tensorMeta(Element e);
@@ -160,13 +164,90 @@ private:
   std::optional<int64_t> rangeBound(Element e, bool isMin);
   void graphModule(Element e, ExportedProgram &ep);
 
+  /// Converts the elements of array `a` into `out` (resized to a.size())
+  /// with `convert(ExportReader &, Element)`; on two threads when there are
+  /// many, each half with its own reader and path.
+  template <typename T, typename Convert> void convertArray(Array a, std::vector<T> &out, Convert &&convert);
+  /// Sets `map[key] = convert(value)` for every field of `o`, in order; the
+  /// values of the second half are converted on another thread.
+  template <typename Map, typename Convert> void convertObject(Object o, Map &map, Convert &&convert);
+
   Reader &r_;
   ExportJsonOptions options_;
+  bool parallel_;
 };
+
+template <typename T, typename Convert>
+void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert) {
+  size_t n = a.size();
+  if (!parallel_ || n < json::parallelMinItems() || n < 2) {
+    out.reserve(n);
+    forEach(a, [&](Element item) { out.push_back(convert(*this, item)); });
+    return;
+  }
+  std::vector<Element> items;
+  items.reserve(n);
+  for (Element item : a) items.push_back(item);
+  out.resize(items.size());
+  size_t mid = items.size() / 2;
+  // Copied before either half moves the path on.
+  Reader secondReader = r_;
+  auto run = [&](Reader &r, ExportReader &reader, size_t begin, size_t end) {
+    Reader::LoopScope scope(r);
+    for (size_t i = begin; i < end; ++i) {
+      scope.index(static_cast<int64_t>(i));
+      out[i] = convert(reader, items[i]);
+    }
+  };
+  json::runBoth([&] { run(r_, *this, 0, mid); },
+                [&] {
+                  ExportReader reader(secondReader, options_, false);
+                  run(secondReader, reader, mid, items.size());
+                });
+}
+
+template <typename Map, typename Convert>
+void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
+  size_t n = o.size();
+  if (!parallel_ || n < json::parallelMinItems() || n < 2) {
+    forEachField(o, [&](std::string_view k, Element v) { map.set(std::string(k), convert(*this, v)); });
+    return;
+  }
+  std::vector<std::pair<std::string_view, Element>> fields;
+  fields.reserve(n);
+  for (auto field : o) fields.emplace_back(field.key, field.value);
+  size_t mid = fields.size() / 2;
+  using Value = decltype(convert(*this, Element()));
+  std::vector<Value> second(fields.size() - mid);
+  Reader secondReader = r_;
+  // The first half goes straight into the map; the second waits in `second`
+  // and is added after it, so the map's order (and any duplicate key's
+  // overwrite) is the serial one.
+  json::runBoth(
+      [&] {
+        Reader::LoopScope scope(r_);
+        for (size_t i = 0; i < mid; ++i) {
+          scope.key(fields[i].first);
+          map.set(std::string(fields[i].first), convert(*this, fields[i].second));
+        }
+      },
+      [&] {
+        ExportReader reader(secondReader, options_, false);
+        Reader::LoopScope scope(secondReader);
+        for (size_t i = mid; i < fields.size(); ++i) {
+          scope.key(fields[i].first);
+          second[i - mid] = convert(reader, fields[i].second);
+        }
+      });
+  for (size_t i = mid; i < fields.size(); ++i) map.set(std::string(fields[i].first), std::move(second[i - mid]));
+}
 
 class ExportWriter {
 public:
-  ExportWriter(JsonWriter &w, SchemaVersion version) : w_(w), version_(version) {}
+  /// `parallel`: big graphs may be written on two threads (off for the
+  /// writers of fragments, which already run on the second thread).
+  ExportWriter(JsonWriter &w, SchemaVersion version, bool parallel = true)
+      : w_(w), version_(version), parallel_(parallel) {}
 
   void exportedProgram(const ExportedProgram &ep);
   void tensorMeta(const TensorMeta &m);
@@ -218,6 +299,7 @@ private:
 
   JsonWriter &w_;
   SchemaVersion version_;
+  bool parallel_;
 };
 
 } // namespace exir::exportjson

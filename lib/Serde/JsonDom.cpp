@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Serde/JsonDom.h"
+#include "Serde/Parallel.h"
 #include "Support/FileIO.h"
 
 #include <algorithm>
@@ -23,6 +24,17 @@
 #include <unistd.h>
 
 namespace exir::json {
+
+namespace {
+constexpr size_t kDefaultParallelMinItems = 8192;
+std::atomic<size_t> parallelMinItemsValue{kDefaultParallelMinItems};
+} // namespace
+
+size_t parallelMinItems() { return parallelMinItemsValue.load(std::memory_order_relaxed); }
+
+void setParallelMinItems(size_t n) {
+  parallelMinItemsValue.store(n == 0 ? kDefaultParallelMinItems : n, std::memory_order_relaxed);
+}
 
 std::string escapePointerToken(std::string_view token) {
   std::string out;

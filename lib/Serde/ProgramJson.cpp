@@ -8,6 +8,7 @@
 #include "Serde/ProgramJson.h"
 #include "Serde/ExportJsonDom.h"
 #include "Serde/JsonWriter.h"
+#include "Serde/Parallel.h"
 #include "Support/Hash.h"
 
 #include <filesystem>
@@ -65,7 +66,8 @@ Element requireField(Reader &r, json::Object o, const char *name, const char *wh
 
 class ArtifactReader {
 public:
-  ArtifactReader(Reader &r, fs::path baseDirectory) : r_(r), base_(std::move(baseDirectory)) {}
+  ArtifactReader(Reader &r, fs::path baseDirectory, const ExportJsonOptions &options)
+      : r_(r), base_(std::move(baseDirectory)), options_(options) {}
 
   Program program(Element e);
 
@@ -78,6 +80,8 @@ private:
   EdgeRulesRecord edgeRules(Element e);
   OpLibraryRecord opLibrary(Element e);
   template <class Record> Record textRecord(json::Object o, const char *what);
+  /// The constant table; a big one is converted on two threads.
+  void constants(json::Object o, OrderedMap<ConstantTensor> &out);
 
   /// A DataRef's file made absolute. Every constant names the same few files
   /// (100k references to one .pt2), so the last answer is kept: path
@@ -93,6 +97,7 @@ private:
 
   Reader &r_;
   fs::path base_;
+  ExportJsonOptions options_;
   std::string lastFile_, lastResolved_;
 };
 
@@ -181,6 +186,38 @@ ConstantTensor ArtifactReader::constant(Element e) {
   return c;
 }
 
+void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) {
+  size_t n = o.size();
+  out.reserve(n);
+  if (n < json::parallelMinItems() || n < 2) {
+    forEachField(r_, o, [&](std::string_view fqn, Element c) { out.set(std::string(fqn), constant(c)); });
+    return;
+  }
+  std::vector<std::pair<std::string_view, Element>> fields;
+  fields.reserve(n);
+  for (auto field : o) fields.emplace_back(field.key, field.value);
+  size_t mid = fields.size() / 2;
+  std::vector<ConstantTensor> second(fields.size() - mid);
+  Reader secondReader = r_; // copied before the first half moves the path on
+  // As in ExportReader::convertObject: the second half is added after the
+  // first, in order, so the table is the serial one.
+  json::runBoth(
+      [&] {
+        for (size_t i = 0; i < mid; ++i) {
+          KeyScope scope(r_, fields[i].first);
+          out.set(std::string(fields[i].first), constant(fields[i].second));
+        }
+      },
+      [&] {
+        ArtifactReader reader(secondReader, base_, options_);
+        for (size_t i = mid; i < fields.size(); ++i) {
+          KeyScope scope(secondReader, fields[i].first);
+          second[i - mid] = reader.constant(fields[i].second);
+        }
+      });
+  for (size_t i = mid; i < fields.size(); ++i) out.set(std::string(fields[i].first), std::move(second[i - mid]));
+}
+
 Delegate ArtifactReader::delegate(Element e) {
   json::Object o = r_.object(e);
   Delegate d;
@@ -214,7 +251,7 @@ Delegate ArtifactReader::delegate(Element e) {
     } else if (k == "processed") {
       d.processed = dataRef(processed);
     } else if (k == "original_module") {
-      if (!r_.isNull(v)) d.original = std::make_shared<ExportedProgram>(exportedProgramFromDom(v, r_));
+      if (!r_.isNull(v)) d.original = std::make_shared<ExportedProgram>(exportedProgramFromDom(v, r_, options_));
     } else if (k == "named_data") {
       forEachField(r_, r_.object(v), [&](std::string_view fqn, Element c) {
         d.namedData.set(std::string(fqn), constant(c));
@@ -328,16 +365,12 @@ Program ArtifactReader::program(Element e) {
   {
     KeyScope scope(r_, "methods");
     forEachField(r_, r_.object(methods), [&](std::string_view name, Element ep) {
-      p.methods.set(std::string(name), Method{exportedProgramFromDom(ep, r_), std::nullopt});
+      p.methods.set(std::string(name), Method{exportedProgramFromDom(ep, r_, options_), std::nullopt});
     });
   }
   forEachField(r_, o, [&](std::string_view k, Element v) {
     if (k == "constants") {
-      json::Object constants = r_.object(v);
-      p.constants.reserve(constants.size());
-      forEachField(r_, constants, [&](std::string_view fqn, Element c) {
-        p.constants.set(std::string(fqn), constant(c));
-      });
+      constants(r_.object(v), p.constants);
     } else if (k == "delegates") {
       forEachField(r_, r_.object(v), [&](std::string_view name, Element d) {
         p.delegates.set(std::string(name), delegate(d));
@@ -378,7 +411,8 @@ Program ArtifactReader::program(Element e) {
 
 class ArtifactWriter {
 public:
-  ArtifactWriter(JsonWriter &w, const Program &p, const std::string &outputDir) : w_(w), p_(p) {
+  ArtifactWriter(JsonWriter &w, const Program &p, const std::string &outputDir)
+      : w_(w), p_(p), outputDirText_(outputDir) {
     if (!outputDir.empty()) outputDir_ = fs::absolute(outputDir).lexically_normal();
     base_ = fs::absolute(p.baseDirectory.empty() ? "." : p.baseDirectory).lexically_normal();
   }
@@ -450,8 +484,18 @@ private:
     w_.endArray();
   }
 
+  /// Writes items [0, n) of an object with `item(ArtifactWriter &, size_t)`,
+  /// on two threads when there are many (each with its own path cache).
+  template <class Item> void objectItems(size_t n, Item &&item) {
+    json::writeItemsParallel(w_, n, [&](JsonWriter &w, size_t begin, size_t end) {
+      ArtifactWriter writer(w, p_, outputDirText_);
+      for (size_t i = begin; i < end; ++i) item(writer, i);
+    });
+  }
+
   JsonWriter &w_;
   const Program &p_;
+  std::string outputDirText_;
   fs::path outputDir_, base_;
   std::string lastFile_, lastPath_;
 };
@@ -471,10 +515,11 @@ void ArtifactWriter::write() {
 
   w_.key("constants");
   w_.beginObject();
-  for (const auto &[fqn, c] : p_.constants) {
-    w_.key(fqn);
-    constant(c);
-  }
+  objectItems(p_.constants.size(), [&](ArtifactWriter &writer, size_t i) {
+    const auto &[fqn, c] = *(p_.constants.begin() + static_cast<std::ptrdiff_t>(i));
+    writer.w_.key(fqn);
+    writer.constant(c);
+  });
   w_.endObject();
 
   w_.key("delegates");
@@ -571,13 +616,15 @@ void ArtifactWriter::write() {
     unsignedList(plan.lowerBounds);
     w_.key("allocations");
     w_.beginObject();
-    for (const auto &[tensor, alloc] : plan.allocations) {
-      w_.key(tensor);
-      w_.beginArray();
-      w_.unsignedInteger(alloc.memId);
-      w_.unsignedInteger(alloc.offset);
-      w_.endArray();
-    }
+    objectItems(plan.allocations.size(), [&](ArtifactWriter &writer, size_t i) {
+      const auto &[tensor, alloc] = *(plan.allocations.begin() + static_cast<std::ptrdiff_t>(i));
+      JsonWriter &w = writer.w_;
+      w.key(tensor);
+      w.beginArray();
+      w.unsignedInteger(alloc.memId);
+      w.unsignedInteger(alloc.offset);
+      w.endArray();
+    });
     w_.endObject();
     w_.endObject();
   }
@@ -587,9 +634,10 @@ void ArtifactWriter::write() {
 
 } // namespace
 
-Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory) {
+Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory,
+                       const ExportJsonOptions &options) {
   fs::path base = fs::absolute(baseDirectory.empty() ? "." : baseDirectory).lexically_normal();
-  return ArtifactReader(reader, base).program(e);
+  return ArtifactReader(reader, base, options).program(e);
 }
 
 Program readProgramJson(std::string_view text, const std::string &file, const std::string &baseDirectory) {

@@ -343,16 +343,19 @@ namespace {
 
 /// A program from JSON text already in memory; `path` names it in errors and
 /// gives the base directory of relative data references ("-": the current one).
-Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format) {
+Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format,
+                            const ReadOptions &options = {}) {
   checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
   json::Document doc(std::move(text), path);
   json::Reader r(path);
   json::Object root = r.object(doc.root());
+  ExportJsonOptions exportOptions;
+  exportOptions.skipNodeMetadata = options.skipNodeMetadata;
   format = InputFormat::ArtifactJson;
-  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path));
+  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path), exportOptions);
   format = InputFormat::ExportJson;
   if (!root.at_key("graph_module").error() || !root.at_key("schema_version").error()) {
-    Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r), Stage::Aten);
+    Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r, exportOptions), Stage::Aten);
     p.stage = guessStage(p.methods.begin()->second.program);
     p.baseDirectory = fs::absolute(jsonBaseDirectory(path)).lexically_normal().string();
     return p;
@@ -369,11 +372,11 @@ Program readProgram(const std::string &path) {
   return readProgram(path, format);
 }
 
-Program readProgram(const std::string &path, InputFormat &format) {
+Program readProgram(const std::string &path, InputFormat &format, const ReadOptions &options) {
   if (looksLikeZip(path)) {
     return programFromArchive(path, format); // one open of the archive, not two
   }
-  return programFromJsonText(loadJsonInput(path), path, format);
+  return programFromJsonText(loadJsonInput(path), path, format, options);
 }
 
 Program readProgramFromText(std::string_view text, const std::string &path) {

@@ -177,6 +177,9 @@ private:
   bool parallel_;
 };
 
+// Items converted between two releases of document memory (DomReleaser).
+constexpr size_t kReleaseEvery = 256;
+
 template <typename T, typename Convert>
 void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert) {
   size_t n = a.size();
@@ -192,12 +195,17 @@ void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert)
   size_t mid = items.size() / 2;
   // Copied before either half moves the path on.
   Reader secondReader = r_;
+  // Each half gives back the document memory of what it has converted (the
+  // IR owns copies of everything; nothing reads these elements again).
   auto run = [&](Reader &r, ExportReader &reader, size_t begin, size_t end) {
     Reader::LoopScope scope(r);
+    json::DomReleaser releaser(items[begin]);
     for (size_t i = begin; i < end; ++i) {
+      if ((i - begin) % kReleaseEvery == 0) releaser.consumedUpTo(items[i]);
       scope.index(static_cast<int64_t>(i));
       out[i] = convert(reader, items[i]);
     }
+    if (end < items.size()) releaser.consumedUpTo(items[end]);
   };
   json::runBoth([&] { run(r_, *this, 0, mid); },
                 [&] {
@@ -226,15 +234,21 @@ void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
   json::runBoth(
       [&] {
         Reader::LoopScope scope(r_);
+        json::DomReleaser releaser(fields[0].second, true);
         for (size_t i = 0; i < mid; ++i) {
+          if (i % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second);
           scope.key(fields[i].first);
           map.set(std::string(fields[i].first), convert(*this, fields[i].second));
         }
+        releaser.consumedUpToField(fields[mid].second);
       },
       [&] {
         ExportReader reader(secondReader, options_, false);
         Reader::LoopScope scope(secondReader);
+        // The keys are still to be copied into the map: only values go.
+        json::DomReleaser releaser(fields[mid].second, true);
         for (size_t i = mid; i < fields.size(); ++i) {
+          if ((i - mid) % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second, false);
           scope.key(fields[i].first);
           second[i - mid] = convert(reader, fields[i].second);
         }

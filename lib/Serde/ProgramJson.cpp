@@ -203,14 +203,19 @@ void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) 
   // first, in order, so the table is the serial one.
   json::runBoth(
       [&] {
+        json::DomReleaser releaser(fields[0].second, true); // see ExportReader::convertObject
         for (size_t i = 0; i < mid; ++i) {
+          if (i % 256 == 0) releaser.consumedUpToField(fields[i].second);
           KeyScope scope(r_, fields[i].first);
           out.set(std::string(fields[i].first), constant(fields[i].second));
         }
+        releaser.consumedUpToField(fields[mid].second);
       },
       [&] {
         ArtifactReader reader(secondReader, base_, options_);
+        json::DomReleaser releaser(fields[mid].second, true);
         for (size_t i = mid; i < fields.size(); ++i) {
+          if ((i - mid) % 256 == 0) releaser.consumedUpToField(fields[i].second, false);
           KeyScope scope(secondReader, fields[i].first);
           second[i - mid] = reader.constant(fields[i].second);
         }

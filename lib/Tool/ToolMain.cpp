@@ -132,9 +132,10 @@ static const char *stageNoun(Stage s) {
   return "?";
 }
 
-Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
+Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted,
+                           const ReadOptions &options) {
   InputFormat format;
-  Program program = readProgram(path, format);
+  Program program = readProgram(path, format, options);
   if (format == InputFormat::ExportJson && program.methods.size() == 1) bareExportInputs().insert(path);
   attributeErrorsTo(path, [&] { registerOpLibraries(program); });
   for (Stage s : accepted)

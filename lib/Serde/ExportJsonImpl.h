@@ -217,43 +217,39 @@ void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert)
 template <typename Map, typename Convert>
 void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
   size_t n = o.size();
-  if (!parallel_ || n < json::parallelMinItems() || n < 2) {
+  auto serial = [&] {
     forEachField(o, [&](std::string_view k, Element v) { map.set(std::string(k), convert(*this, v)); });
-    return;
-  }
+  };
+  if (!parallel_ || n < json::parallelMinItems() || n < 2 || !map.empty()) return serial();
   std::vector<std::pair<std::string_view, Element>> fields;
   fields.reserve(n);
   for (auto field : o) fields.emplace_back(field.key, field.value);
+  // The keys go in first, in order, so each half converts its values in
+  // place and the map's order is the serial one. A repeated key (the last
+  // value wins, at the first one's position) is left to the serial path.
+  for (const auto &field : fields) map.set(std::string(field.first), {});
+  if (map.size() != fields.size()) {
+    map.clear();
+    return serial();
+  }
   size_t mid = fields.size() / 2;
-  using Value = decltype(convert(*this, Element()));
-  std::vector<Value> second(fields.size() - mid);
   Reader secondReader = r_;
-  // The first half goes straight into the map; the second waits in `second`
-  // and is added after it, so the map's order (and any duplicate key's
-  // overwrite) is the serial one.
-  json::runBoth(
-      [&] {
-        Reader::LoopScope scope(r_);
-        json::DomReleaser releaser(fields[0].second, true);
-        for (size_t i = 0; i < mid; ++i) {
-          if (i % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second);
-          scope.key(fields[i].first);
-          map.set(std::string(fields[i].first), convert(*this, fields[i].second));
-        }
-        releaser.consumedUpToField(fields[mid].second);
-      },
-      [&] {
-        ExportReader reader(secondReader, options_, false);
-        Reader::LoopScope scope(secondReader);
-        // The keys are still to be copied into the map: only values go.
-        json::DomReleaser releaser(fields[mid].second, true);
-        for (size_t i = mid; i < fields.size(); ++i) {
-          if ((i - mid) % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second, false);
-          scope.key(fields[i].first);
-          second[i - mid] = convert(reader, fields[i].second);
-        }
-      });
-  for (size_t i = mid; i < fields.size(); ++i) map.set(std::string(fields[i].first), std::move(second[i - mid]));
+  auto run = [&](Reader &r, ExportReader &reader, size_t begin, size_t end) {
+    Reader::LoopScope scope(r);
+    json::DomReleaser releaser(fields[begin].second, true);
+    auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++item) {
+      if ((i - begin) % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second);
+      scope.key(fields[i].first);
+      item->second = convert(reader, fields[i].second);
+    }
+    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
+  };
+  json::runBoth([&] { run(r_, *this, 0, mid); },
+                [&] {
+                  ExportReader reader(secondReader, options_, false);
+                  run(secondReader, reader, mid, fields.size());
+                });
 }
 
 class ExportWriter {

@@ -189,38 +189,36 @@ ConstantTensor ArtifactReader::constant(Element e) {
 void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) {
   size_t n = o.size();
   out.reserve(n);
-  if (n < json::parallelMinItems() || n < 2) {
+  auto serial = [&] {
     forEachField(r_, o, [&](std::string_view fqn, Element c) { out.set(std::string(fqn), constant(c)); });
-    return;
-  }
+  };
+  if (n < json::parallelMinItems() || n < 2 || !out.empty()) return serial();
   std::vector<std::pair<std::string_view, Element>> fields;
   fields.reserve(n);
   for (auto field : o) fields.emplace_back(field.key, field.value);
+  // As in ExportReader::convertObject: keys first, values converted in place.
+  for (const auto &field : fields) out.set(std::string(field.first), {});
+  if (out.size() != fields.size()) {
+    out.clear();
+    return serial();
+  }
   size_t mid = fields.size() / 2;
-  std::vector<ConstantTensor> second(fields.size() - mid);
   Reader secondReader = r_; // copied before the first half moves the path on
-  // As in ExportReader::convertObject: the second half is added after the
-  // first, in order, so the table is the serial one.
-  json::runBoth(
-      [&] {
-        json::DomReleaser releaser(fields[0].second, true); // see ExportReader::convertObject
-        for (size_t i = 0; i < mid; ++i) {
-          if (i % 256 == 0) releaser.consumedUpToField(fields[i].second);
-          KeyScope scope(r_, fields[i].first);
-          out.set(std::string(fields[i].first), constant(fields[i].second));
-        }
-        releaser.consumedUpToField(fields[mid].second);
-      },
-      [&] {
-        ArtifactReader reader(secondReader, base_, options_);
-        json::DomReleaser releaser(fields[mid].second, true);
-        for (size_t i = mid; i < fields.size(); ++i) {
-          if ((i - mid) % 256 == 0) releaser.consumedUpToField(fields[i].second, false);
-          KeyScope scope(secondReader, fields[i].first);
-          second[i - mid] = reader.constant(fields[i].second);
-        }
-      });
-  for (size_t i = mid; i < fields.size(); ++i) out.set(std::string(fields[i].first), std::move(second[i - mid]));
+  auto run = [&](Reader &r, ArtifactReader &reader, size_t begin, size_t end) {
+    json::DomReleaser releaser(fields[begin].second, true);
+    auto item = out.begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++item) {
+      if ((i - begin) % 256 == 0) releaser.consumedUpToField(fields[i].second);
+      KeyScope scope(r, fields[i].first);
+      item->second = reader.constant(fields[i].second);
+    }
+    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
+  };
+  json::runBoth([&] { run(r_, *this, 0, mid); },
+                [&] {
+                  ArtifactReader reader(secondReader, base_, options_);
+                  run(secondReader, reader, mid, fields.size());
+                });
 }
 
 Delegate ArtifactReader::delegate(Element e) {

@@ -127,6 +127,17 @@ TEST_CASE("two-thread reading and writing give one thread's program and text", "
   }
 }
 
+TEST_CASE("two-thread reading keeps a repeated key's serial meaning", "[serde][parallel]") {
+  // The last value wins at the first one's position.
+  std::string text = replaceNth(chainProgram(), R"("v5": {"dtype": 7)", R"("v3": {"dtype": 6)", 0);
+  ExportedProgram serial = readExportedProgramJson(text, "in.json");
+  REQUIRE(serial.graph.tensorValues.size() == kNodes);
+  ParallelFrom parallel(2);
+  ExportedProgram ep = readExportedProgramJson(text, "in.json");
+  CHECK(ep == serial);
+  CHECK(writeExportedProgramJson(ep) == writeExportedProgramJson(serial));
+}
+
 TEST_CASE("two-thread reading reports the error first in document order", "[serde][parallel]") {
   std::string text = chainProgram();
   const std::string target = R"("target": )";

@@ -188,29 +188,34 @@ void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert)
     forEach(a, [&](Element item) { out.push_back(convert(*this, item)); });
     return;
   }
-  std::vector<Element> items;
-  items.reserve(n);
-  for (Element item : a) items.push_back(item);
-  out.resize(items.size());
-  size_t mid = items.size() / 2;
+  out.resize(n);
+  size_t mid = n / 2;
   // Copied before either half moves the path on.
   Reader secondReader = r_;
+  // The second thread walks the first half to find its start while this one
+  // converts; until it is past, the first half's memory must stay.
+  std::atomic<bool> walked{false};
   // Each half gives back the document memory of what it has converted (the
   // IR owns copies of everything; nothing reads these elements again).
-  auto run = [&](Reader &r, ExportReader &reader, size_t begin, size_t end) {
+  auto run = [&](Reader &r, ExportReader &reader, Array::iterator it, size_t begin, size_t end, bool mayRelease) {
     Reader::LoopScope scope(r);
-    json::DomReleaser releaser(items[begin]);
-    for (size_t i = begin; i < end; ++i) {
-      if ((i - begin) % kReleaseEvery == 0) releaser.consumedUpTo(items[i]);
+    json::DomReleaser releaser(*it);
+    for (size_t i = begin; i < end; ++i, ++it) {
+      Element item = *it;
+      if ((i - begin) % kReleaseEvery == 0 && (mayRelease || walked.load(std::memory_order_acquire)))
+        releaser.consumedUpTo(item);
       scope.index(static_cast<int64_t>(i));
-      out[i] = convert(reader, items[i]);
+      out[i] = convert(reader, item);
     }
-    if (end < items.size()) releaser.consumedUpTo(items[end]);
+    if (end < n && (mayRelease || walked.load(std::memory_order_acquire))) releaser.consumedUpTo(*it);
   };
-  json::runBoth([&] { run(r_, *this, 0, mid); },
+  json::runBoth([&] { run(r_, *this, a.begin(), 0, mid, false); },
                 [&] {
+                  Array::iterator it = a.begin();
+                  for (size_t i = 0; i < mid; ++i) ++it;
+                  walked.store(true, std::memory_order_release);
                   ExportReader reader(secondReader, options_, false);
-                  run(secondReader, reader, mid, items.size());
+                  run(secondReader, reader, it, mid, n, true);
                 });
 }
 

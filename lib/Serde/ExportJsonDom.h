@@ -16,8 +16,7 @@ namespace exir {
 ExportedProgram exportedProgramFromDom(json::Element e, json::Reader &reader,
                                        const ExportJsonOptions &options = {});
 
-/// Reads our stage artifact object `e` (see ProgramJson.h); `options` apply
-/// to its methods' programs.
+/// Reads our stage artifact object `e` (see ProgramJson.h).
 Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory,
                        const ExportJsonOptions &options = {});
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Serde/ExportJsonImpl.h"
+#include "Serde/Parallel.h"
 
 #include <unordered_map>
 
@@ -275,16 +276,13 @@ Graph ExportReader::graph(Element e) {
       forEach(a, [&](Element item) { list.push_back(argument(item)); });
       req.see(k == "inputs" ? 0 : 1);
     } else if (k == "nodes") {
-      Array a = r_.array(v);
-      g.nodes.reserve(a.size());
-      forEach(a, [&](Element item) { g.nodes.push_back(node(item)); });
+      convertArray(r_.array(v), g.nodes, [](ExportReader &reader, Element item) { return reader.node(item); });
       req.see(2);
     } else if (k == "tensor_values") {
       Object values = r_.object(v);
       g.tensorValues.reserve(values.size());
-      forEachField(values, [&](std::string_view name, Element meta) {
-        g.tensorValues.set(std::string(name), tensorMeta(meta));
-      });
+      convertObject(values, g.tensorValues,
+                    [](ExportReader &reader, Element meta) { return reader.tensorMeta(meta); });
       req.see(3);
     } else if (k == "sym_int_values") {
       forEachField(r_.object(v), [&](std::string_view name, Element s) {
@@ -484,14 +482,27 @@ void ExportWriter::graph(const Graph &g) {
   w_.endArray();
   w_.key("nodes");
   w_.beginArray();
-  for (const auto &n : g.nodes) node(n);
+  if (!parallel_) {
+    for (const auto &n : g.nodes) node(n);
+  } else {
+    json::writeItemsParallel(w_, g.nodes.size(), [&](JsonWriter &w, size_t begin, size_t end) {
+      ExportWriter writer(w, version_, false);
+      for (size_t i = begin; i < end; ++i) writer.node(g.nodes[i]);
+    });
+  }
   w_.endArray();
   w_.key("tensor_values");
   w_.beginObject();
-  for (const auto &[name, meta] : g.tensorValues) {
-    w_.key(name);
-    tensorMeta(meta);
-  }
+  auto writeValues = [&](JsonWriter &w, size_t begin, size_t end) {
+    ExportWriter writer(w, version_, false);
+    auto it = g.tensorValues.begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++it) {
+      w.key(it->first);
+      writer.tensorMeta(it->second);
+    }
+  };
+  if (!parallel_) writeValues(w_, 0, g.tensorValues.size());
+  else json::writeItemsParallel(w_, g.tensorValues.size(), writeValues);
   w_.endObject();
   w_.key("sym_int_values");
   w_.beginObject();

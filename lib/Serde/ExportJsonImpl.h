@@ -13,6 +13,7 @@
 #include "Serde/ExportJson.h"
 #include "Serde/JsonDom.h"
 #include "Serde/JsonWriter.h"
+#include "Serde/Parallel.h"
 
 #include <functional>
 #include <optional>
@@ -93,7 +94,10 @@ struct UnionMember {
 
 class ExportReader {
 public:
-  ExportReader(Reader &r, const ExportJsonOptions &options) : r_(r), options_(options) {}
+  /// `parallel`: big arrays may be converted on two threads (off for the
+  /// readers of the second thread's parts).
+  ExportReader(Reader &r, const ExportJsonOptions &options, bool parallel = true)
+      : r_(r), options_(options), parallel_(parallel) {}
 
   ExportedProgram exportedProgram(Element e);
   TensorMeta tensorMeta(Element e);
@@ -160,13 +164,105 @@ private:
   std::optional<int64_t> rangeBound(Element e, bool isMin);
   void graphModule(Element e, ExportedProgram &ep);
 
+  /// Converts the elements of array `a` into `out` (resized to a.size())
+  /// with `convert(ExportReader &, Element)`; on two threads when there are
+  /// many, each half with its own reader and path.
+  template <typename T, typename Convert> void convertArray(Array a, std::vector<T> &out, Convert &&convert);
+  /// Sets `map[key] = convert(value)` for every field of `o`, in order; the
+  /// values of the second half are converted on another thread.
+  template <typename Map, typename Convert> void convertObject(Object o, Map &map, Convert &&convert);
+
   Reader &r_;
   ExportJsonOptions options_;
+  bool parallel_;
 };
+
+// Items converted between two releases of document memory (DomReleaser).
+constexpr size_t kReleaseEvery = 256;
+
+template <typename T, typename Convert>
+void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert) {
+  size_t n = a.size();
+  if (!parallel_ || n < json::parallelMinItems() || n < 2) {
+    out.reserve(n);
+    forEach(a, [&](Element item) { out.push_back(convert(*this, item)); });
+    return;
+  }
+  out.resize(n);
+  size_t mid = n / 2;
+  // Copied before either half moves the path on.
+  Reader secondReader = r_;
+  // The second thread walks the first half to find its start while this one
+  // converts; until it is past, the first half's memory must stay.
+  std::atomic<bool> walked{false};
+  // Each half gives back the document memory of what it has converted (the
+  // IR owns copies of everything; nothing reads these elements again).
+  auto run = [&](Reader &r, ExportReader &reader, Array::iterator it, size_t begin, size_t end, bool mayRelease) {
+    Reader::LoopScope scope(r);
+    json::DomReleaser releaser(*it);
+    for (size_t i = begin; i < end; ++i, ++it) {
+      Element item = *it;
+      if ((i - begin) % kReleaseEvery == 0 && (mayRelease || walked.load(std::memory_order_acquire)))
+        releaser.consumedUpTo(item);
+      scope.index(static_cast<int64_t>(i));
+      out[i] = convert(reader, item);
+    }
+    if (end < n && (mayRelease || walked.load(std::memory_order_acquire))) releaser.consumedUpTo(*it);
+  };
+  json::runBoth([&] { run(r_, *this, a.begin(), 0, mid, false); },
+                [&] {
+                  Array::iterator it = a.begin();
+                  for (size_t i = 0; i < mid; ++i) ++it;
+                  walked.store(true, std::memory_order_release);
+                  ExportReader reader(secondReader, options_, false);
+                  run(secondReader, reader, it, mid, n, true);
+                });
+}
+
+template <typename Map, typename Convert>
+void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
+  size_t n = o.size();
+  auto serial = [&] {
+    forEachField(o, [&](std::string_view k, Element v) { map.set(std::string(k), convert(*this, v)); });
+  };
+  if (!parallel_ || n < json::parallelMinItems() || n < 2 || !map.empty()) return serial();
+  std::vector<std::pair<std::string_view, Element>> fields;
+  fields.reserve(n);
+  for (auto field : o) fields.emplace_back(field.key, field.value);
+  // The keys go in first, in order, so each half converts its values in
+  // place and the map's order is the serial one. A repeated key (the last
+  // value wins, at the first one's position) is left to the serial path.
+  for (const auto &field : fields) map.set(std::string(field.first), {});
+  if (map.size() != fields.size()) {
+    map.clear();
+    return serial();
+  }
+  size_t mid = fields.size() / 2;
+  Reader secondReader = r_;
+  auto run = [&](Reader &r, ExportReader &reader, size_t begin, size_t end) {
+    Reader::LoopScope scope(r);
+    json::DomReleaser releaser(fields[begin].second, true);
+    auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++item) {
+      if ((i - begin) % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second);
+      scope.key(fields[i].first);
+      item->second = convert(reader, fields[i].second);
+    }
+    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
+  };
+  json::runBoth([&] { run(r_, *this, 0, mid); },
+                [&] {
+                  ExportReader reader(secondReader, options_, false);
+                  run(secondReader, reader, mid, fields.size());
+                });
+}
 
 class ExportWriter {
 public:
-  ExportWriter(JsonWriter &w, SchemaVersion version) : w_(w), version_(version) {}
+  /// `parallel`: big graphs may be written on two threads (off for the
+  /// writers of fragments, which already run on the second thread).
+  ExportWriter(JsonWriter &w, SchemaVersion version, bool parallel = true)
+      : w_(w), version_(version), parallel_(parallel) {}
 
   void exportedProgram(const ExportedProgram &ep);
   void tensorMeta(const TensorMeta &m);
@@ -218,6 +314,7 @@ private:
 
   JsonWriter &w_;
   SchemaVersion version_;
+  bool parallel_;
 };
 
 } // namespace exir::exportjson

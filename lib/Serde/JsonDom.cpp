@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Serde/JsonDom.h"
+#include "Serde/Parallel.h"
 #include "Support/FileIO.h"
 
 #include <algorithm>
@@ -14,7 +15,9 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <cstring>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 #include <fcntl.h>
@@ -23,6 +26,17 @@
 #include <unistd.h>
 
 namespace exir::json {
+
+namespace {
+constexpr size_t kDefaultParallelMinItems = 8192;
+std::atomic<size_t> parallelMinItemsValue{kDefaultParallelMinItems};
+} // namespace
+
+size_t parallelMinItems() { return parallelMinItemsValue.load(std::memory_order_relaxed); }
+
+void setParallelMinItems(size_t n) {
+  parallelMinItemsValue.store(n == 0 ? kDefaultParallelMinItems : n, std::memory_order_relaxed);
+}
 
 std::string escapePointerToken(std::string_view token) {
   std::string out;
@@ -393,6 +407,77 @@ bool locateSyntaxError(std::string_view text, std::string &pointer, size_t &offs
   offset = locator.offset();
   message = locator.message();
   return true;
+}
+
+namespace {
+
+// A dom::element is one internal::tape_ref (document, tape index); simdjson
+// has no public accessor for the index.
+static_assert(sizeof(Element) == sizeof(simdjson::internal::tape_ref) &&
+                  std::is_trivially_copyable_v<Element>,
+              "simdjson's dom::element layout changed");
+simdjson::internal::tape_ref tapeRefOf(Element e) {
+  simdjson::internal::tape_ref ref;
+  std::memcpy(static_cast<void *>(&ref), static_cast<const void *>(&e), sizeof ref);
+  return ref;
+}
+
+// The string_buf offset of the first string at or after tape index `index`
+// (looking a few entries ahead: an object's first key follows its '{').
+bool firstStringAt(const simdjson::dom::document &doc, size_t index, size_t &offset) {
+  for (size_t i = index; i < index + 8; ++i) {
+    uint64_t entry = doc.tape[i];
+    auto type = static_cast<char>(entry >> 56);
+    if (type == 'r') return false; // the document's end
+    if (type == '"') {
+      offset = entry & simdjson::internal::JSON_VALUE_MASK;
+      return true;
+    }
+    if (type == 'l' || type == 'u' || type == 'd') ++i; // the number's payload entry
+  }
+  return false;
+}
+
+constexpr uintptr_t kReleaseUnit = uintptr_t(2) << 20; // a huge page: splitting one costs more than it frees
+
+// Releases the whole units inside [begin, end) and moves `begin` past them
+// (it stays put while the span is shorter than a unit).
+void releaseRange(uintptr_t &begin, uintptr_t end) {
+  uintptr_t b = (begin + kReleaseUnit - 1) & ~(kReleaseUnit - 1);
+  uintptr_t e = end & ~(kReleaseUnit - 1);
+  if (e <= b) return;
+  madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED);
+  begin = e;
+}
+
+uintptr_t addressOf(const void *p) { return reinterpret_cast<uintptr_t>(p); }
+
+} // namespace
+
+DomReleaser::DomReleaser(Element first, bool field) {
+  simdjson::internal::tape_ref ref = tapeRefOf(first);
+  doc_ = ref.doc;
+  if (!doc_ || (field && ref.json_index == 0)) {
+    doc_ = nullptr;
+    return;
+  }
+  size_t index = ref.json_index - (field ? 1 : 0); // a field starts at its key
+  tapeFrom_ = addressOf(doc_->tape.get() + index);
+  size_t offset = 0;
+  stringsKnown_ = firstStringAt(*doc_, index, offset);
+  stringFrom_ = addressOf(doc_->string_buf.get() + offset);
+}
+
+void DomReleaser::releaseTo(Element next, bool field, bool strings) {
+  simdjson::internal::tape_ref ref = tapeRefOf(next);
+  if (!doc_ || ref.doc != doc_) return;
+  size_t to = ref.json_index - (field ? 1 : 0);
+  uintptr_t tapeTo = addressOf(doc_->tape.get() + to);
+  if (tapeTo <= tapeFrom_) return;
+  releaseRange(tapeFrom_, tapeTo);
+  size_t stringTo = 0;
+  if (strings && stringsKnown_ && firstStringAt(*doc_, to, stringTo))
+    releaseRange(stringFrom_, addressOf(doc_->string_buf.get() + stringTo));
 }
 
 PaddedText &PaddedText::operator=(PaddedText &&other) noexcept {

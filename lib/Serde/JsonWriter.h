@@ -102,6 +102,20 @@ public:
     sink_ = std::move(sink);
     buffer_.resize(std::max(chunk, size_));
   }
+  /// Empties the writer and puts it inside a container that already has an
+  /// element: what it writes next is text to splice() into another writer
+  /// after that writer's items (see Serde/Parallel.h).
+  void beginFragment() {
+    size_ = 0;
+    first_.assign(1, false);
+    afterKey_ = false;
+  }
+  /// Appends a fragment's text as the next items of the open container.
+  void splice(std::string_view text) {
+    if (text.empty()) return;
+    put(text.data(), text.size());
+    first_.back() = false;
+  }
   /// Sends what is buffered to the sink given to streamTo().
   void flush() {
     if (sink_ && size_ > 0) sink_(std::string_view(buffer_.data(), size_));

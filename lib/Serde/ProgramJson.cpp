@@ -8,6 +8,7 @@
 #include "Serde/ProgramJson.h"
 #include "Serde/ExportJsonDom.h"
 #include "Serde/JsonWriter.h"
+#include "Serde/Parallel.h"
 #include "Support/Hash.h"
 
 #include <filesystem>
@@ -79,6 +80,8 @@ private:
   EdgeRulesRecord edgeRules(Element e);
   OpLibraryRecord opLibrary(Element e);
   template <class Record> Record textRecord(json::Object o, const char *what);
+  /// The constant table; a big one is converted on two threads.
+  void constants(json::Object o, OrderedMap<ConstantTensor> &out);
 
   /// A DataRef's file made absolute. Every constant names the same few files
   /// (100k references to one .pt2), so the last answer is kept: path
@@ -183,6 +186,41 @@ ConstantTensor ArtifactReader::constant(Element e) {
   return c;
 }
 
+void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) {
+  size_t n = o.size();
+  out.reserve(n);
+  auto serial = [&] {
+    forEachField(r_, o, [&](std::string_view fqn, Element c) { out.set(std::string(fqn), constant(c)); });
+  };
+  if (n < json::parallelMinItems() || n < 2 || !out.empty()) return serial();
+  std::vector<std::pair<std::string_view, Element>> fields;
+  fields.reserve(n);
+  for (auto field : o) fields.emplace_back(field.key, field.value);
+  // As in ExportReader::convertObject: keys first, values converted in place.
+  for (const auto &field : fields) out.set(std::string(field.first), {});
+  if (out.size() != fields.size()) {
+    out.clear();
+    return serial();
+  }
+  size_t mid = fields.size() / 2;
+  Reader secondReader = r_; // copied before the first half moves the path on
+  auto run = [&](Reader &r, ArtifactReader &reader, size_t begin, size_t end) {
+    json::DomReleaser releaser(fields[begin].second, true);
+    auto item = out.begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++item) {
+      if ((i - begin) % 256 == 0) releaser.consumedUpToField(fields[i].second);
+      KeyScope scope(r, fields[i].first);
+      item->second = reader.constant(fields[i].second);
+    }
+    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
+  };
+  json::runBoth([&] { run(r_, *this, 0, mid); },
+                [&] {
+                  ArtifactReader reader(secondReader, base_, options_);
+                  run(secondReader, reader, mid, fields.size());
+                });
+}
+
 Delegate ArtifactReader::delegate(Element e) {
   json::Object o = r_.object(e);
   Delegate d;
@@ -216,7 +254,7 @@ Delegate ArtifactReader::delegate(Element e) {
     } else if (k == "processed") {
       d.processed = dataRef(processed);
     } else if (k == "original_module") {
-      if (!r_.isNull(v)) d.original = std::make_shared<ExportedProgram>(exportedProgramFromDom(v, r_));
+      if (!r_.isNull(v)) d.original = std::make_shared<ExportedProgram>(exportedProgramFromDom(v, r_, options_));
     } else if (k == "named_data") {
       forEachField(r_, r_.object(v), [&](std::string_view fqn, Element c) {
         d.namedData.set(std::string(fqn), constant(c));
@@ -335,11 +373,7 @@ Program ArtifactReader::program(Element e) {
   }
   forEachField(r_, o, [&](std::string_view k, Element v) {
     if (k == "constants") {
-      json::Object constants = r_.object(v);
-      p.constants.reserve(constants.size());
-      forEachField(r_, constants, [&](std::string_view fqn, Element c) {
-        p.constants.set(std::string(fqn), constant(c));
-      });
+      constants(r_.object(v), p.constants);
     } else if (k == "delegates") {
       forEachField(r_, r_.object(v), [&](std::string_view name, Element d) {
         p.delegates.set(std::string(name), delegate(d));
@@ -380,7 +414,8 @@ Program ArtifactReader::program(Element e) {
 
 class ArtifactWriter {
 public:
-  ArtifactWriter(JsonWriter &w, const Program &p, const std::string &outputDir) : w_(w), p_(p) {
+  ArtifactWriter(JsonWriter &w, const Program &p, const std::string &outputDir)
+      : w_(w), p_(p), outputDirText_(outputDir) {
     if (!outputDir.empty()) outputDir_ = fs::absolute(outputDir).lexically_normal();
     base_ = fs::absolute(p.baseDirectory.empty() ? "." : p.baseDirectory).lexically_normal();
   }
@@ -452,8 +487,18 @@ private:
     w_.endArray();
   }
 
+  /// Writes items [0, n) of an object with `item(ArtifactWriter &, size_t)`,
+  /// on two threads when there are many (each with its own path cache).
+  template <class Item> void objectItems(size_t n, Item &&item) {
+    json::writeItemsParallel(w_, n, [&](JsonWriter &w, size_t begin, size_t end) {
+      ArtifactWriter writer(w, p_, outputDirText_);
+      for (size_t i = begin; i < end; ++i) item(writer, i);
+    });
+  }
+
   JsonWriter &w_;
   const Program &p_;
+  std::string outputDirText_;
   fs::path outputDir_, base_;
   std::string lastFile_, lastPath_;
 };
@@ -473,10 +518,11 @@ void ArtifactWriter::write() {
 
   w_.key("constants");
   w_.beginObject();
-  for (const auto &[fqn, c] : p_.constants) {
-    w_.key(fqn);
-    constant(c);
-  }
+  objectItems(p_.constants.size(), [&](ArtifactWriter &writer, size_t i) {
+    const auto &[fqn, c] = *(p_.constants.begin() + static_cast<std::ptrdiff_t>(i));
+    writer.w_.key(fqn);
+    writer.constant(c);
+  });
   w_.endObject();
 
   w_.key("delegates");
@@ -573,13 +619,15 @@ void ArtifactWriter::write() {
     unsignedList(plan.lowerBounds);
     w_.key("allocations");
     w_.beginObject();
-    for (const auto &[tensor, alloc] : plan.allocations) {
-      w_.key(tensor);
-      w_.beginArray();
-      w_.unsignedInteger(alloc.memId);
-      w_.unsignedInteger(alloc.offset);
-      w_.endArray();
-    }
+    objectItems(plan.allocations.size(), [&](ArtifactWriter &writer, size_t i) {
+      const auto &[tensor, alloc] = *(plan.allocations.begin() + static_cast<std::ptrdiff_t>(i));
+      JsonWriter &w = writer.w_;
+      w.key(tensor);
+      w.beginArray();
+      w.unsignedInteger(alloc.memId);
+      w.unsignedInteger(alloc.offset);
+      w.endArray();
+    });
     w_.endObject();
     w_.endObject();
   }

@@ -344,16 +344,18 @@ namespace {
 /// A program from JSON text already in memory; `path` names it in errors and
 /// gives the base directory of relative data references ("-": the current one).
 Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format,
-                            const ExportJsonOptions &options = {}) {
+                            const ReadOptions &options = {}) {
   checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
   json::Document doc(std::move(text), path);
   json::Reader r(path);
   json::Object root = r.object(doc.root());
+  ExportJsonOptions exportOptions;
+  exportOptions.skipNodeMetadata = options.skipNodeMetadata;
   format = InputFormat::ArtifactJson;
-  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path), options);
+  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path), exportOptions);
   format = InputFormat::ExportJson;
   if (!root.at_key("graph_module").error() || !root.at_key("schema_version").error()) {
-    Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r), Stage::Aten);
+    Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r, exportOptions), Stage::Aten);
     p.stage = guessStage(p.methods.begin()->second.program);
     p.baseDirectory = fs::absolute(jsonBaseDirectory(path)).lexically_normal().string();
     return p;
@@ -370,9 +372,7 @@ Program readProgram(const std::string &path) {
   return readProgram(path, format);
 }
 
-Program readProgram(const std::string &path, InputFormat &format) { return readProgram(path, format, {}); }
-
-Program readProgram(const std::string &path, InputFormat &format, const ExportJsonOptions &options) {
+Program readProgram(const std::string &path, InputFormat &format, const ReadOptions &options) {
   if (looksLikeZip(path)) {
     return programFromArchive(path, format); // one open of the archive, not two
   }

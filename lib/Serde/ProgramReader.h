@@ -37,14 +37,17 @@ const char *inputFormatName(InputFormat format);
 /// Detects the kind of `path` ("-" = stdin, JSON only; consumes stdin).
 InputFormat detectInputFormat(const std::string &path);
 
+/// What a reader may leave out of the program it reads.
+struct ReadOptions {
+  /// Every node's metadata stays empty (JSON inputs; archives keep it): for
+  /// tools that do not use it, such as exir-emit without --emit-stacktraces.
+  bool skipNodeMetadata = false;
+};
+
 /// Reads any supported input ("-" = stdin, JSON only). Throws exir::Error.
 Program readProgram(const std::string &path);
 /// Same, and says which kind of input it was.
-Program readProgram(const std::string &path, InputFormat &format);
-struct ExportJsonOptions;
-/// Same; `options` apply to the methods of a program artifact (what the later
-/// stages read).
-Program readProgram(const std::string &path, InputFormat &format, const ExportJsonOptions &options);
+Program readProgram(const std::string &path, InputFormat &format, const ReadOptions &options = {});
 
 /// Throws "input is empty (did the previous stage fail?)" when `bytes` (the
 /// whole input read from `path`) is empty or only whitespace: what a pipe

@@ -133,12 +133,8 @@ static const char *stageNoun(Stage s) {
   return "?";
 }
 
-Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
-  return readProgramOfStage(path, accepted, {});
-}
-
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted,
-                           const ExportJsonOptions &options) {
+                           const ReadOptions &options) {
   InputFormat format;
   Program program = readProgram(path, format, options);
   if (format == InputFormat::ExportJson && program.methods.size() == 1) bareExportInputs().insert(path);

@@ -208,7 +208,7 @@ TEST_CASE("skipNodeMetadata reads no node metadata but checks it", "[serde][arti
   REQUIRE(!p.methods.find("forward")->program.graph.nodes.at(0).metadata.empty());
   std::string path = dir + "/m.plan.json";
   writeProgram(p, path);
-  ExportJsonOptions options;
+  ReadOptions options;
   options.skipNodeMetadata = true;
   InputFormat format;
   Program lean = readProgram(path, format, options);

@@ -1,0 +1,155 @@
+//===- Serde/Parallel.h - Two-core JSON reading and writing -----*- C++ -*-===//
+//
+// Internal to lib/Serde. Big programs (100k nodes) are read and written on two
+// threads: the long arrays and objects (nodes, tensor_values, input specs,
+// constants, allocations) are split, each part converted or written on its own
+// thread, and the results put together in document order. The output is the
+// same, byte for byte, as one thread's, and so is an error: the one first in
+// document order wins (a part's error is only reported if no earlier part
+// failed), with the message and JSON pointer a serial run gives.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Serde/JsonWriter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace exir::json {
+
+/// Containers with fewer items than this are read and written on one thread
+/// (a thread costs ~50 us; below a few thousand items it does not pay).
+size_t parallelMinItems();
+/// For tests: forces the parallel paths on small documents (0 restores the default).
+void setParallelMinItems(size_t n);
+
+/// Runs `first` here and `second` on another thread, then rethrows the
+/// exception of `first` if it threw, else that of `second`. Without a thread
+/// (none could be started) both run here, in order.
+template <class First, class Second> void runBoth(First &&first, Second &&second) {
+  std::exception_ptr secondError;
+  std::thread worker;
+  try {
+    worker = std::thread([&] {
+      try {
+        second();
+      } catch (...) {
+        secondError = std::current_exception();
+      }
+    });
+  } catch (const std::system_error &) {
+    first();
+    second();
+    return;
+  }
+  std::exception_ptr firstError;
+  try {
+    first();
+  } catch (...) {
+    firstError = std::current_exception();
+  }
+  worker.join();
+  if (firstError) std::rethrow_exception(firstError);
+  if (secondError) std::rethrow_exception(secondError);
+}
+
+/// Writes items [0, n) of the open container of `out` with
+/// `writeRange(JsonWriter &w, size_t begin, size_t end)`, which must write
+/// them as they would be written serially into `w`. Chunks alternate between
+/// this thread (straight into `out`, which may stream) and one worker (into
+/// a fragment that is spliced after the chunk before it); at most two
+/// fragments are in flight, so the extra memory is a few chunks' text.
+template <class WriteRange> void writeItemsParallel(JsonWriter &out, size_t n, WriteRange &&writeRange) {
+  if (n < std::max<size_t>(parallelMinItems(), 2)) {
+    writeRange(out, 0, n);
+    return;
+  }
+  // ~64 chunks: small fragments (a few MB at 200k nodes), negligible hand-offs.
+  const size_t chunk = std::clamp<size_t>(n / 64, 1, 4096);
+  const size_t chunks = (n + chunk - 1) / chunk;
+  auto range = [&](size_t k, auto &&f) { f(k * chunk, std::min(n, (k + 1) * chunk)); };
+
+  struct Slot {
+    JsonWriter writer;
+    bool ready = false;
+    std::exception_ptr error;
+  };
+  Slot slots[2];
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool cancel = false;
+
+  auto work = [&] {
+    for (size_t j = 0; 2 * j + 1 < chunks; ++j) {
+      Slot &slot = slots[j % 2];
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return !slot.ready || cancel; });
+        if (cancel) return;
+      }
+      bool failed = false;
+      try {
+        slot.writer.beginFragment();
+        range(2 * j + 1, [&](size_t begin, size_t end) { writeRange(slot.writer, begin, end); });
+      } catch (...) {
+        slot.error = std::current_exception();
+        failed = true;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        slot.ready = true;
+      }
+      changed.notify_all();
+      if (failed) return;
+    }
+  };
+
+  std::thread worker;
+  try {
+    worker = std::thread(work);
+  } catch (const std::system_error &) {
+    writeRange(out, 0, n);
+    return;
+  }
+  // The worker is stopped and joined on every way out of here.
+  struct Joiner {
+    std::thread &worker;
+    std::mutex &mutex;
+    std::condition_variable &changed;
+    bool &cancel;
+    ~Joiner() {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        cancel = true;
+      }
+      changed.notify_all();
+      worker.join();
+    }
+  } joiner{worker, mutex, changed, cancel};
+
+  for (size_t k = 0; k < chunks; k += 2) {
+    range(k, [&](size_t begin, size_t end) { writeRange(out, begin, end); });
+    if (k + 1 == chunks) break;
+    Slot &slot = slots[(k / 2) % 2];
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return slot.ready; });
+    }
+    if (slot.error) std::rethrow_exception(slot.error);
+    out.splice(slot.writer.str());
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      slot.ready = false;
+    }
+    changed.notify_all();
+  }
+}
+
+} // namespace exir::json

@@ -18,6 +18,7 @@
 #include "Support/Hash.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 namespace exir::edge {
@@ -84,17 +85,27 @@ static void recordEdgeYaml(Program &program, const EdgeOptions &options) {
 /// The passes the user asked for (--pass, then --rewrite), verified after each.
 static void addUserPasses(PassManager &pm, const EdgeOptions &options);
 
+/// Runs `work` under `name` in --time-passes' table: the verifiers at the
+/// input and output and the loading of the dtype rules are not passes, but
+/// on a large program they cost as much as one.
+static void timed(const EdgeOptions &options, const char *name, const std::function<void()> &work) {
+  if (options.passManager.timer) options.passManager.timer->time(name, work);
+  else work();
+}
+
 void runUserPassesOnEdge(Program &program, const EdgeOptions &options) {
   if (program.stage != Stage::Edge)
     throw Error(std::string("--pass / --rewrite on an artifact need an Edge-dialect program, got stage '") +
                 stageName(program.stage) + "'");
   recordEdgeYaml(program, options);
-  DtypeRules rules = DtypeRules::forProgram(program);
-  verifyEdgeProgram(program, rules);
+  std::optional<DtypeRules> loaded;
+  timed(options, "(dtype rules)", [&] { loaded.emplace(DtypeRules::forProgram(program)); });
+  const DtypeRules &rules = *loaded;
+  timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
   PassManager edge(options.passManager, [&](const Program &p) { verifyEdgeProgram(p, rules); });
   addUserPasses(edge, options);
   edge.run(program);
-  verifyEdgeProgram(program, rules);
+  timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
 }
 
 static void addUserPasses(PassManager &pm, const EdgeOptions &options) {
@@ -115,9 +126,11 @@ static void addUserPasses(PassManager &pm, const EdgeOptions &options) {
 void toEdge(Program &program, const EdgeOptions &options) {
   if (program.stage != Stage::Aten)
     throw Error(std::string("to_edge expects an ATen-dialect program, got stage '") + stageName(program.stage) + "'");
-  verifyProgram(program, Stage::Aten);
+  timed(options, "(verifier)", [&] { verifyProgram(program, Stage::Aten); });
   recordEdgeYaml(program, options);
-  DtypeRules rules = DtypeRules::forProgram(program);
+  std::optional<DtypeRules> loaded;
+  timed(options, "(dtype rules)", [&] { loaded.emplace(DtypeRules::forProgram(program)); });
+  const DtypeRules &rules = *loaded;
 
   // Decompositions and the core-ATen check run on the ATen dialect; only the
   // structural verifier applies between them.
@@ -171,7 +184,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
   addPass(edge, "debug-handles");
   addUserPasses(edge, options);
   edge.run(program);
-  verifyEdgeProgram(program, rules);
+  timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
 }
 
 } // namespace exir::edge

@@ -18,7 +18,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace exir {
@@ -273,11 +276,45 @@ OrderedMap<ConstantTensor> archiveConstants(const ZipArchive &zip, const Archive
   return out;
 }
 
+// Members from which a second thread reads the constants table while the
+// program JSON is parsed: below this the thread would cost more than it saves.
+constexpr size_t kConstantsThreadMembers = 1024;
+
 Program programFromArchive(const std::string &path, InputFormat &format) {
   ZipArchive zip(path);
   ArchiveLayout layout = detectLayout(zip);
   format = layout.format;
-  auto programs = archivePrograms(zip, layout);
+  // The programs and the constants table come from different members and
+  // share only the (read-only) archive, so a large archive's table (a 30 MB
+  // config for 100k weights) is read beside the program JSON. Errors are
+  // reported as the sequential order would: the programs' first.
+  OrderedMap<ConstantTensor> constants;
+  std::exception_ptr constantsError;
+  auto readConstants = [&] {
+    try {
+      constants = archiveConstants(zip, layout);
+    } catch (...) {
+      constantsError = std::current_exception();
+    }
+  };
+  std::thread worker;
+  if (zip.members().size() >= kConstantsThreadMembers) {
+    try {
+      worker = std::thread(readConstants);
+    } catch (const std::system_error &) {
+      // no thread to be had: read it after the programs
+    }
+  }
+  std::vector<std::pair<std::string, ExportedProgram>> programs;
+  try {
+    programs = archivePrograms(zip, layout);
+  } catch (...) {
+    if (worker.joinable()) worker.join();
+    throw;
+  }
+  if (worker.joinable()) worker.join();
+  else readConstants();
+  if (constantsError) std::rethrow_exception(constantsError);
   Program p;
   if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {
     for (auto &[model, ep] : programs) p.methods.set(model, Method{std::move(ep), std::nullopt});
@@ -286,7 +323,7 @@ Program programFromArchive(const std::string &path, InputFormat &format) {
     p.methods.set("forward", Method{std::move(programs.front().second), std::nullopt});
   }
   p.stage = guessStage(p.methods.begin()->second.program);
-  p.constants = archiveConstants(zip, layout);
+  p.constants = std::move(constants);
   p.baseDirectory = fs::absolute(parentDirectory(path)).lexically_normal().string();
   return p;
 }

@@ -12,6 +12,7 @@
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
+#include "Ops/EdgeYaml.h"
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
@@ -19,6 +20,7 @@
 
 #include <functional>
 #include <optional>
+#include <system_error>
 #include <unordered_map>
 
 namespace exir::edge {
@@ -69,6 +71,28 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   };
   for (const auto &[methodName, method] : program.methods)
     check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
+}
+
+BuiltinPreload::BuiltinPreload() {
+  auto load = [] {
+    try {
+      (void)EdgeDtypeRules::builtin();
+      (void)DecompositionRules::builtin();
+    } catch (...) {
+      // A function-local static whose initializer threw is initialized again on its next use.
+    }
+  };
+  try {
+    thread_ = std::thread(load);
+  } catch (const std::system_error &) {
+    // no thread to be had: toEdge loads the tables when it needs them
+  }
+}
+
+BuiltinPreload::~BuiltinPreload() { join(); }
+
+void BuiltinPreload::join() {
+  if (thread_.joinable()) thread_.join();
 }
 
 /// A user's edge.yaml is recorded in the program, so later stages check with it too.

@@ -5,6 +5,7 @@
 #include "IR/Pass.h"
 
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace exir::edge {
@@ -51,6 +52,23 @@ void toEdge(Program &program, const EdgeOptions &options);
 /// The user's passes (--pass, --rewrite) on a program that already is Edge
 /// dialect, verified after each and at the end (exir-edge on an Edge artifact).
 void runUserPassesOnEdge(Program &program, const EdgeOptions &options);
+
+/// Loads the built-in tables toEdge needs (edge.yaml's dtype rules, about
+/// 60 ms of YAML; the decomposition rules) on a second thread while the
+/// caller reads a large input. join() (or the destructor) waits for it; call
+/// it before anything else may register op libraries. A load that fails
+/// there fails again, with its error, where toEdge asks for the table.
+class BuiltinPreload {
+public:
+  BuiltinPreload();
+  ~BuiltinPreload();
+  BuiltinPreload(const BuiltinPreload &) = delete;
+  BuiltinPreload &operator=(const BuiltinPreload &) = delete;
+  void join();
+
+private:
+  std::thread thread_;
+};
 
 /// The edge-stage verifier: structure, edge namespace, dtype rules.
 class DtypeRules;

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <iostream>
 #include <set>
 
@@ -190,10 +192,15 @@ int main(int argc, char **argv) {
       if (input.empty()) throw UsageError("no input given (a file, '-', or --add-method NAME=FILE)");
       // An Edge artifact is accepted for the user's passes alone (--pass, --rewrite).
       bool userPasses = !options.rewriteRules.empty() || !options.extraPasses.empty();
+      // A large input takes long enough to read that the rule tables load beside it.
+      std::optional<edge::BuiltinPreload> preload;
+      std::error_code sizeError;
+      if (input != "-" && std::filesystem::file_size(input, sizeError) >= (1u << 20) && !sizeError) preload.emplace();
       passFlags.timer().time("(read input)", [&] {
         program = userPasses ? readProgramOfStage(input, {Stage::Aten, Stage::Edge})
                              : readProgramOfStage(input, {Stage::Aten});
       });
+      preload.reset(); // joined before op libraries register
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {

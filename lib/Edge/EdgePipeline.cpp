@@ -129,7 +129,7 @@ void runUserPassesOnEdge(Program &program, const EdgeOptions &options) {
   PassManager edge(options.passManager, [&](const Program &p) { verifyEdgeProgram(p, rules); });
   addUserPasses(edge, options);
   edge.run(program);
-  timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
+  if (options.verifyResult) timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
 }
 
 static void addUserPasses(PassManager &pm, const EdgeOptions &options) {
@@ -208,7 +208,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
   addPass(edge, "debug-handles");
   addUserPasses(edge, options);
   edge.run(program);
-  timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
+  if (options.verifyResult) timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
 }
 
 } // namespace exir::edge

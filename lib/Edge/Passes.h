@@ -43,6 +43,10 @@ struct EdgeOptions {
   std::vector<std::string> rewriteRules;  // --rewrite FILE, run after extra passes
   std::vector<std::string> decompositionFiles; // --decompositions FILE, tried before the builtin rules
   PassManagerOptions passManager;
+  /// false: toEdge / runUserPassesOnEdge leave the final verification to the
+  /// caller (verifyEdgeProgram with DtypeRules::forProgram of the result);
+  /// exir-edge runs it beside writing the output.
+  bool verifyResult = true;
 };
 
 /// to_edge: the whole pipeline, with verification at the end (and after every

@@ -1361,7 +1361,7 @@ struct Expander {
   FreshNames fresh;
   const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &byOp;
   std::map<std::pair<std::string, size_t>, std::string> symCache;
-  std::unordered_map<std::string, std::string> renamed; // removed value -> replacement
+  StringMap<std::string> renamed; // removed value -> replacement
   size_t rewrites = 0;
   // One scope for every node (its slots keep their capacity): bound afresh per node.
   Scope scope{graph, {}, {}, {}};
@@ -1395,7 +1395,7 @@ struct Expander {
     std::vector<std::optional<Argument>> defaults; // per schema argument: its default, when it has one
     std::vector<std::optional<Error>> badDefaults; // per schema argument: why its default does not convert
   };
-  std::unordered_map<std::string, Candidates> byTarget;
+  StringMap<Candidates> byTarget;
   const Candidates &candidates(const std::string &target) {
     auto [slot, inserted] = byTarget.try_emplace(target);
     if (!inserted) return slot->second;

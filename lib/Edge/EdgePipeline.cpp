@@ -50,7 +50,7 @@ std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
 
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
-  std::unordered_map<std::string, bool> isEdge; // per target string, parsed once
+  StringMap<bool> isEdge; // per target string, parsed once
   // The method's graph and the branches of its cond nodes, located by JSON pointer.
   std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -551,7 +551,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     }
   };
 
-  std::unordered_map<std::string, OpTarget> targets; // parsed once per distinct target
+  StringMap<OpTarget> targets; // parsed once per distinct target
   for (MethodState &st : methods) {
     ExportedProgram &ep = *st.ep;
     Graph &graph = ep.graph;

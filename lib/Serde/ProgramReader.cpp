@@ -81,7 +81,10 @@ ArchiveLayout detectLayout(const ZipArchive &zip) {
 }
 
 ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
-  return readExportedProgramJsonPadded(zip.readPadded(member), zip.displayName() + ":" + member);
+  std::string where = zip.displayName() + ":" + member;
+  json::Document doc(zip.readText(member), where); // parsed where the archive is mapped
+  json::Reader reader(where);
+  return exportedProgramFromDom(doc.root(), reader);
 }
 
 std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &layout) {
@@ -187,7 +190,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
                          OrderedMap<ConstantTensor> &out) {
   std::string where = zip.displayName() + ":" + configMember;
   // Parsed in the buffer it is read into (a 100k-weight config is 30 MB).
-  json::Document doc(json::PaddedText(zip.readPadded(configMember)), where);
+  json::Document doc(zip.readText(configMember), where);
   json::Reader r(where);
   json::Object root = r.object(doc.root());
   auto config = root.at_key("config");

@@ -1491,13 +1491,17 @@ struct Expander {
     std::vector<Node> emitted;
     emitted.reserve(rule.steps.size());
     std::vector<Val> values;
-    std::vector<std::pair<size_t, NamedArgument>> args;
+    std::vector<size_t> order; // per built argument: its schema index
     for (const auto &step : rule.steps) {
       ArgumentBuilder builder{graph, fresh, emitted, symCache, &node, scope};
       builder.allowInferred = step.allowInferred;
       values.clear();
       values.reserve(step.args.size()); // v below stays valid
-      args.clear();
+      order.clear();
+      // Each argument is built where it stays (an Argument is 328 bytes:
+      // building it elsewhere and moving it into place cost four moves).
+      std::vector<NamedArgument> inputs;
+      inputs.reserve(step.args.size());
       std::string firstTensor;
       for (const auto &sa : step.args) {
         const SchemaArgument *param = sa.param;
@@ -1508,17 +1512,20 @@ struct Expander {
         if (v.k == Val::K::None && param->defaultValue &&
             (!param->type.optional || param->defaultValue->kind == SchemaDefault::Kind::None))
           continue;
-        Argument a = builder.build(v, param->type);
-        if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
-        args.emplace_back(sa.index, param->kwargOnly ? keyword(sa.name, std::move(a)) : positional(sa.name, std::move(a)));
+        NamedArgument &in = inputs.emplace_back();
+        in.name = sa.name;
+        in.arg = builder.build(v, param->type);
+        in.kind = param->kwargOnly ? ArgumentPassing::Keyword : ArgumentPassing::Positional;
+        if (firstTensor.empty() && in.arg.kind == ArgKind::Tensor) firstTensor = in.arg.name;
+        order.push_back(sa.index);
       }
       // Schema order, as torch.export writes arguments: a stable insertion sort
-      // (a handful of arguments; std::stable_sort allocates a buffer per call).
-      for (size_t k = 1; k < args.size(); ++k)
-        for (size_t j = k; j > 0 && args[j].first < args[j - 1].first; --j) std::swap(args[j], args[j - 1]);
-      std::vector<NamedArgument> inputs;
-      inputs.reserve(args.size());
-      for (auto &[index, arg] : args) inputs.push_back(std::move(arg));
+      // (a handful of arguments, most often in order already).
+      for (size_t k = 1; k < inputs.size(); ++k)
+        for (size_t j = k; j > 0 && order[j] < order[j - 1]; --j) {
+          std::swap(order[j], order[j - 1]);
+          std::swap(inputs[j], inputs[j - 1]);
+        }
       Node call = makeCall(step.target, std::move(inputs), "", &node);
       call.outputs.clear();
       for (const auto &out : step.outputs) {

@@ -1,6 +1,7 @@
 //===- Emit/Emitter.cpp - planned program -> pte::Program -----------------===//
 #include "Emit/Emitter.h"
 #include "Emit/ConstantLayout.h"
+#include "IR/StringHash.h"
 #include "IR/TreeSpec.h"
 #include "IR/ValueNames.h"
 #include "Pte/DistinctBlobs.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <string_view>
@@ -34,8 +36,15 @@ pte::BlobSource blobOf(const DataRef &ref, const std::string &what) {
 /// (tied weights: one storage, several FQNs), or the external .ptd entries.
 class ConstantPool {
 public:
-  ConstantPool(pte::Program &out, ExternalConstants *external) : out_(out), external_(external) {
+  ConstantPool(pte::Program &out, ExternalConstants *external) : out_(out), external_(external) {}
+
+  /// Fills the program's constant list once every method is emitted: the
+  /// distinct blobs themselves, not a second copy of each (100k constants).
+  void finish() {
+    std::vector<pte::BlobSource> blobs = distinct_.take();
+    out_.constants.reserve(blobs.size() + 1);
     out_.constants.push_back(pte::BlobSource());
+    std::move(blobs.begin(), blobs.end(), std::back_inserter(out_.constants));
   }
 
   /// Gives the placeholder tensor `t` its data: dense bytes in the emitted dim
@@ -50,9 +59,7 @@ public:
       external_->add(name, blob, t);
       return;
     }
-    size_t before = distinct_.size();
     size_t index = distinct_.add(blob);
-    if (index == before) out_.constants.push_back(std::move(blob));
     t.dataBufferIdx = uint32_t(index + 1); // 0 is the placeholder
   }
 
@@ -123,7 +130,7 @@ private:
     uint32_t tag = 0; // low hash bits: most mismatches skip the string compare
     V value{};
   };
-  static size_t hashOf(std::string_view key) { return std::hash<std::string_view>{}(key); }
+  static size_t hashOf(std::string_view key) { return size_t(hashString(key)); }
   /// The slot holding `key`, or the free slot where it goes.
   size_t probe(std::string_view key, size_t hash) const {
     size_t mask = slots_.size() - 1;
@@ -768,6 +775,7 @@ pte::Program emitProgram(const Program &program, ExternalConstants *external, co
     if (!m.plan) throw Error("method has no memory plan", {}, "/memory_plans/" + name);
     out.executionPlan.push_back(MethodEmitter(program, name, m, constants, options).emit());
   }
+  constants.finish();
   emitDelegateNamedData(program, out);
   // Constant methods follow, in the order they were given (as upstream's prim getters).
   for (const auto &[name, values] : program.constantMethods) {

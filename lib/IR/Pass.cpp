@@ -20,11 +20,7 @@ void PassManager::run(Program &program) {
       // Keep the pass name in the message so the user knows which step refused.
       throw Error(e.message() + " [pass " + pass->name() + "]", e.file(), e.location());
     }
-    if (options_.timePasses) {
-      double wall = start.wallMs(), cpu = start.cpuMs();
-      timings_.emplace_back(pass->name(), wall);
-      if (options_.timer) options_.timer->add(pass->name(), wall, cpu);
-    }
+    if (options_.timePasses && options_.timer) options_.timer->add(pass->name(), start);
     bool print = std::any_of(options_.printAfter.begin(), options_.printAfter.end(),
                              [&](const std::string &p) { return p == "all" || p == pass->name(); });
     if (print) {

@@ -87,7 +87,7 @@ struct PassManagerOptions {
   std::vector<std::string> printAfter; // pass names, or "all"
   bool timePasses = false;
   std::ostream *printStream = nullptr; // where --print-after output goes (stderr by default)
-  PassTimer *timer = nullptr;          // with timePasses, also collects the times here
+  PassTimer *timer = nullptr;          // with timePasses, collects the times here
 };
 
 class PassManager {
@@ -100,14 +100,11 @@ public:
   void run(Program &program);
   /// "pass-a,pass-b" as given to --passes; round-trips through the registry.
   std::string pipelineText() const;
-  /// Per-pass wall time in milliseconds, in run order (filled when timePasses is on).
-  const std::vector<std::pair<std::string, double>> &timings() const { return timings_; }
 
 private:
   PassManagerOptions options_;
   std::function<void(const Program &)> verify_;
   std::vector<std::unique_ptr<Pass>> passes_;
-  std::vector<std::pair<std::string, double>> timings_;
 };
 
 } // namespace exir

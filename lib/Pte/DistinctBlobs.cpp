@@ -1,7 +1,11 @@
 //===- Pte/DistinctBlobs.cpp - Blobs deduplicated by their bytes ---------===//
 #include "Pte/DistinctBlobs.h"
 
+#include "IR/StringHash.h"
 #include "Support/Hash.h"
+
+#include <algorithm>
+#include <utility>
 
 namespace exir::pte {
 
@@ -17,60 +21,123 @@ constexpr uint64_t kSamplePart = 256;
 
 bool isSmall(const BlobSource &blob) { return blob.size() <= kSmallBlob; }
 
-/// SHA-256 of the sample: equal bytes give equal keys, and a small blob's key is its digest.
-std::string sampleKey(const BlobSource &blob) {
+/// The sample's bytes: a view of a small blob held in memory (most small
+/// constants: gathered views), else read into `storage`.
+std::string_view sampleOf(const BlobSource &blob, std::string &storage) {
   uint64_t size = blob.size();
-  if (isSmall(blob)) return sha256Hex(blob.readPart(0, size));
-  return sha256Hex(blob.readPart(0, kSamplePart) + blob.readPart(size / 2 - kSamplePart / 2, kSamplePart) +
-                   blob.readPart(size - kSamplePart, kSamplePart));
+  if (isSmall(blob)) {
+    if (blob.inMemory()) return blob.view();
+    storage = blob.readPart(0, size);
+  } else {
+    storage = blob.readPart(0, kSamplePart) + blob.readPart(size / 2 - kSamplePart / 2, kSamplePart) +
+              blob.readPart(size - kSamplePart, kSamplePart);
+  }
+  return storage;
 }
 
+/// A fast hash of the sample: it only narrows the candidates (bytes or
+/// SHA-256 decide), so collisions cost a compare, never a wrong match. A
+/// SHA-256 per small constant was most of deduplicating 100k of them.
+uint64_t sampleHash(std::string_view sample) { return hashString(sample); }
+
 } // namespace
+
+size_t DistinctBlobs::FlatTable::probe(uint64_t a, uint64_t b, uint64_t c) const {
+  using string_hash_detail::mix;
+  size_t mask = slots_.size() - 1;
+  for (size_t i = size_t(mix(mix(a ^ 0x9e3779b97f4a7c15ull, b ^ 0xbf58476d1ce4e5b9ull), c ^ 0xa0761d6478bd642full)) & mask;;
+       i = (i + 1) & mask) {
+    const Slot &slot = slots_[i];
+    if (slot.value == kNone || (slot.a == a && slot.b == b && slot.c == c)) return i;
+  }
+}
+
+const size_t *DistinctBlobs::FlatTable::find(uint64_t a, uint64_t b, uint64_t c) const {
+  if (slots_.empty()) return nullptr;
+  const Slot &slot = slots_[probe(a, b, c)];
+  return slot.value == kNone ? nullptr : &slot.value;
+}
+
+size_t &DistinctBlobs::FlatTable::at(uint64_t a, uint64_t b, uint64_t c) {
+  if (4 * (size_ + 1) > 3 * slots_.size()) { // at most 3/4 full
+    std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(std::max<size_t>(16, 2 * slots_.size())));
+    for (const Slot &slot : old)
+      if (slot.value != kNone) slots_[probe(slot.a, slot.b, slot.c)] = slot;
+  }
+  Slot &slot = slots_[probe(a, b, c)];
+  if (slot.value == kNone) {
+    slot.a = a;
+    slot.b = b;
+    slot.c = c;
+    ++size_;
+  }
+  return slot.value;
+}
+
+uint32_t DistinctBlobs::pathId(const std::string &path) {
+  if (lastPath_ && *lastPath_ == path) return lastPathId_;
+  auto [it, inserted] = paths_.try_emplace(path, uint32_t(paths_.size()));
+  lastPath_ = &it->first; // node-based map: the key stays put
+  lastPathId_ = it->second;
+  return it->second;
+}
 
 const std::string &DistinctBlobs::digest(size_t index) {
   if (digests_[index].empty()) digests_[index] = blobs_[index].sha256Hex();
   return digests_[index];
 }
 
-size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group, std::string blobDigest) {
+void DistinctBlobs::index(size_t member, uint64_t sample) {
+  size_t &last = bySample_.at(blobs_[member].size(), sample, 0);
+  sameSample_[member] = last; // kNone for the first
+  last = member;
+}
+
+size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group) {
   size_t index = blobs_.size();
   group.members.push_back(index);
-  if (blob.isFile()) fileRanges_.emplace(std::make_tuple(blob.path(), blob.offset(), blob.size()), index);
+  if (blob.isFile()) fileRanges_.at(pathId(blob.path()), blob.offset(), blob.size()) = index;
   blobs_.push_back(blob);
-  digests_.push_back(std::move(blobDigest));
+  digests_.emplace_back();
+  sameSample_.push_back(kNone);
   return index;
 }
 
 size_t DistinctBlobs::add(const BlobSource &blob) {
   if (blob.isFile()) {
-    auto range = fileRanges_.find(std::make_tuple(blob.path(), blob.offset(), blob.size()));
-    if (range != fileRanges_.end()) return range->second;
+    if (const size_t *range = fileRanges_.find(pathId(blob.path()), blob.offset(), blob.size())) return *range;
   }
   SizeGroup &group = bySize_[blob.size()];
-  if (group.members.empty()) return append(blob, group, {});
+  if (group.members.empty()) return append(blob, group);
   if (blob.size() == 0) return group.members.front();
   // Every earlier blob of this size goes into the sample index once.
   for (; group.sampled < group.members.size(); ++group.sampled) {
     size_t member = group.members[group.sampled];
-    std::string key = sampleKey(blobs_[member]);
-    if (isSmall(blob)) digests_[member] = key;
-    group.bySample[std::move(key)].push_back(member);
+    std::string storage;
+    index(member, sampleHash(sampleOf(blobs_[member], storage)));
   }
-  std::string sample = sampleKey(blob);
-  auto candidates = group.bySample.find(sample);
-  if (candidates == group.bySample.end()) {
-    size_t index = append(blob, group, isSmall(blob) ? sample : std::string());
-    group.bySample[std::move(sample)].push_back(index);
-    ++group.sampled;
-    return index;
+  std::string storage;
+  std::string_view sample = sampleOf(blob, storage);
+  uint64_t hash = sampleHash(sample);
+  // Earlier blobs with this sample hash have pairwise different bytes: at most one matches.
+  if (const size_t *last = bySample_.find(blob.size(), hash, 0)) {
+    if (isSmall(blob)) {
+      std::string other;
+      for (size_t member = *last; member != kNone; member = sameSample_[member])
+        if (sampleOf(blobs_[member], other) == sample) return member; // a small blob's sample is all of it
+    } else {
+      std::string blobDigest = blob.sha256Hex();
+      for (size_t member = *last; member != kNone; member = sameSample_[member])
+        if (digest(member) == blobDigest) return member;
+      size_t index = append(blob, group);
+      digests_[index] = std::move(blobDigest);
+      this->index(index, hash);
+      ++group.sampled;
+      return index;
+    }
   }
-  // Earlier blobs with this sample have pairwise different bytes: at most one matches.
-  if (isSmall(blob)) return candidates->second.front(); // the sample key is the digest
-  std::string blobDigest = blob.sha256Hex();
-  for (size_t index : candidates->second)
-    if (digest(index) == blobDigest) return index;
-  size_t index = append(blob, group, std::move(blobDigest));
-  candidates->second.push_back(index);
+  size_t index = append(blob, group);
+  this->index(index, hash);
   ++group.sampled;
   return index;
 }

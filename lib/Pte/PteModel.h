@@ -57,6 +57,8 @@ public:
   uint64_t size() const { return length_; }
   bool empty() const { return length_ == 0; }
   bool isFile() const { return !path_.empty(); }
+  /// Held in memory: view() gives the bytes without a copy.
+  bool inMemory() const { return !isFile() && !generator_; }
   const std::string &path() const { return path_; }
   /// Offset into the file (file-backed) or into the shared buffer (in memory).
   uint64_t offset() const { return offset_; }

@@ -16,8 +16,10 @@ namespace exir {
 ExportedProgram exportedProgramFromDom(json::Element e, json::Reader &reader,
                                        const ExportJsonOptions &options = {});
 
-/// Reads our stage artifact object `e` (see ProgramJson.h).
-Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory);
+/// Reads our stage artifact object `e` (see ProgramJson.h); `options` apply
+/// to its methods' programs.
+Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory,
+                       const ExportJsonOptions &options = {});
 
 /// Reads a torch.export TensorMeta object (also used by PT2 PayloadConfig).
 TensorMeta tensorMetaFromDom(json::Element e, json::Reader &reader,

@@ -245,9 +245,12 @@ Node ExportReader::node(Element e) {
       forEach(a, [&](Element item) { n.outputs.push_back(argument(item)); });
       req.see(2);
     } else if (k == "metadata") {
-      forEachField(r_.object(v), [&](std::string_view mk, Element mv) {
-        n.metadata.set(std::string(mk), str(mv));
-      });
+      if (options_.skipNodeMetadata)
+        forEachField(r_.object(v), [&](std::string_view, Element mv) { r_.string(mv); }); // same errors
+      else
+        forEachField(r_.object(v), [&](std::string_view mk, Element mv) {
+          n.metadata.set(std::string(mk), str(mv));
+        });
       req.see(3);
     } else if (k == "is_hop_single_tensor_return") {
       if (!r_.isNull(v)) n.isHopSingleTensorReturn = r_.boolean(v);

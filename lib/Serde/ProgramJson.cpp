@@ -65,7 +65,8 @@ Element requireField(Reader &r, json::Object o, const char *name, const char *wh
 
 class ArtifactReader {
 public:
-  ArtifactReader(Reader &r, fs::path baseDirectory) : r_(r), base_(std::move(baseDirectory)) {}
+  ArtifactReader(Reader &r, fs::path baseDirectory, const ExportJsonOptions &options)
+      : r_(r), base_(std::move(baseDirectory)), options_(options) {}
 
   Program program(Element e);
 
@@ -93,6 +94,7 @@ private:
 
   Reader &r_;
   fs::path base_;
+  ExportJsonOptions options_;
   std::string lastFile_, lastResolved_;
 };
 
@@ -328,7 +330,7 @@ Program ArtifactReader::program(Element e) {
   {
     KeyScope scope(r_, "methods");
     forEachField(r_, r_.object(methods), [&](std::string_view name, Element ep) {
-      p.methods.set(std::string(name), Method{exportedProgramFromDom(ep, r_), std::nullopt});
+      p.methods.set(std::string(name), Method{exportedProgramFromDom(ep, r_, options_), std::nullopt});
     });
   }
   forEachField(r_, o, [&](std::string_view k, Element v) {
@@ -587,9 +589,10 @@ void ArtifactWriter::write() {
 
 } // namespace
 
-Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory) {
+Program programFromDom(json::Element e, json::Reader &reader, const std::string &baseDirectory,
+                       const ExportJsonOptions &options) {
   fs::path base = fs::absolute(baseDirectory.empty() ? "." : baseDirectory).lexically_normal();
-  return ArtifactReader(reader, base).program(e);
+  return ArtifactReader(reader, base, options).program(e);
 }
 
 Program readProgramJson(std::string_view text, const std::string &file, const std::string &baseDirectory) {

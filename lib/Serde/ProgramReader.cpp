@@ -383,13 +383,14 @@ namespace {
 
 /// A program from JSON text already in memory; `path` names it in errors and
 /// gives the base directory of relative data references ("-": the current one).
-Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format) {
+Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format,
+                            const ExportJsonOptions &options = {}) {
   checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
   json::Document doc(std::move(text), path);
   json::Reader r(path);
   json::Object root = r.object(doc.root());
   format = InputFormat::ArtifactJson;
-  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path));
+  if (!root.at_key("format").error()) return programFromDom(doc.root(), r, jsonBaseDirectory(path), options);
   format = InputFormat::ExportJson;
   if (!root.at_key("graph_module").error() || !root.at_key("schema_version").error()) {
     Program p = programFromExportedProgram(exportedProgramFromDom(doc.root(), r), Stage::Aten);
@@ -409,11 +410,13 @@ Program readProgram(const std::string &path) {
   return readProgram(path, format);
 }
 
-Program readProgram(const std::string &path, InputFormat &format) {
+Program readProgram(const std::string &path, InputFormat &format) { return readProgram(path, format, {}); }
+
+Program readProgram(const std::string &path, InputFormat &format, const ExportJsonOptions &options) {
   if (looksLikeZip(path)) {
     return programFromArchive(path, format); // one open of the archive, not two
   }
-  return programFromJsonText(loadJsonInput(path), path, format);
+  return programFromJsonText(loadJsonInput(path), path, format, options);
 }
 
 Program readProgramFromText(std::string_view text, const std::string &path) {

@@ -41,6 +41,10 @@ InputFormat detectInputFormat(const std::string &path);
 Program readProgram(const std::string &path);
 /// Same, and says which kind of input it was.
 Program readProgram(const std::string &path, InputFormat &format);
+struct ExportJsonOptions;
+/// Same; `options` apply to the methods of a program artifact (what the later
+/// stages read).
+Program readProgram(const std::string &path, InputFormat &format, const ExportJsonOptions &options);
 
 /// Throws "input is empty (did the previous stage fail?)" when `bytes` (the
 /// whole input read from `path`) is empty or only whitespace: what a pipe

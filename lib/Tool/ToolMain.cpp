@@ -1,6 +1,7 @@
 //===- Tool/ToolMain.cpp - What every exir-* tool shares ------------------===//
 #include "Tool/ToolMain.h"
 #include "Ops/OpLibrary.h"
+#include "Serde/ExportJson.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Allocator.h"
 #include "Support/Error.h"
@@ -133,8 +134,13 @@ static const char *stageNoun(Stage s) {
 }
 
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted) {
+  return readProgramOfStage(path, accepted, {});
+}
+
+Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted,
+                           const ExportJsonOptions &options) {
   InputFormat format;
-  Program program = readProgram(path, format);
+  Program program = readProgram(path, format, options);
   if (format == InputFormat::ExportJson && program.methods.size() == 1) bareExportInputs().insert(path);
   attributeErrorsTo(path, [&] { registerOpLibraries(program); });
   for (Stage s : accepted)

@@ -40,6 +40,10 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
 /// Reads `path` and checks that it holds a program of `expected` stage; when it
 /// does not, the error says which tool to run first.
 Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted);
+struct ExportJsonOptions;
+/// Same; `options` apply to the methods of a program artifact.
+Program readProgramOfStage(const std::string &path, std::initializer_list<Stage> accepted,
+                           const ExportJsonOptions &options);
 
 /// --op-library FILE.yaml (repeatable), the same in every tool.
 void addOpLibraryOption(CLI::App &app, std::vector<std::string> &paths);

@@ -200,3 +200,42 @@ TEST_CASE("checkDataFiles notices a missing or resized file", "[serde][artifact]
   fs::remove(dir + "/data/weights.bin");
   CHECK_THROWS_WITH(checkDataFiles(p), Catch::Contains("is missing or unreadable"));
 }
+
+TEST_CASE("skipNodeMetadata reads no node metadata but checks it", "[serde][artifact]") {
+  std::string dir = scratchDir("skip-metadata");
+  fs::create_directories(dir + "/data");
+  Program p = sampleProgram(dir + "/data");
+  REQUIRE(!p.methods.find("forward")->program.graph.nodes.at(0).metadata.empty());
+  std::string path = dir + "/m.plan.json";
+  writeProgram(p, path);
+  ExportJsonOptions options;
+  options.skipNodeMetadata = true;
+  InputFormat format;
+  Program lean = readProgram(path, format, options);
+  // Everything else is read: the program equals the original without node metadata.
+  for (auto &[name, method] : p.methods)
+    for (Node &node : method.program.graph.nodes) node.metadata = {};
+  CHECK(lean == p);
+  CHECK(readProgram(path) != p); // by default the metadata is kept
+
+  // A malformed metadata value is the same error either way.
+  std::string text = readFileOrStdin(path);
+  size_t at = text.find(R"("nn_module_stack": ")");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, std::string(R"("nn_module_stack": ")").size(), R"("nn_module_stack": 7, "x": ")");
+  writeFileAtomically(path, text);
+  std::string kept, skipped;
+  try {
+    readProgram(path);
+  } catch (const Error &e) {
+    kept = e.render();
+  }
+  try {
+    readProgram(path, format, options);
+  } catch (const Error &e) {
+    skipped = e.render();
+  }
+  CHECK(!kept.empty());
+  CHECK(kept.find("nn_module_stack") != std::string::npos);
+  CHECK(skipped == kept);
+}

@@ -4,8 +4,10 @@
 #include "Pte/PteWriter.h"
 #include "IR/Verifier.h"
 #include "Plan/PlanPasses.h"
+#include "Serde/ExportJson.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
+#include "Support/Parallel.h"
 #include "Support/Error.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
@@ -77,7 +79,10 @@ int main(int argc, char **argv) {
     if (external->count() > 0 && ptdPath.empty() && (output.empty() || output == "-"))
       throw UsageError("--external-constants writing to stdout needs --ptd FILE");
     Program program;
-    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}); });
+    // Node metadata is only read for --emit-stacktraces.
+    ExportJsonOptions readOptions;
+    readOptions.skipNodeMetadata = !emitOptions.emitStacktraces;
+    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Planned}, readOptions); });
     addOpLibraries(program, opLibraries);
     std::optional<emit::ExternalConstants> externals;
     if (external->count() > 0) {
@@ -92,15 +97,34 @@ int main(int argc, char **argv) {
       externals->matches = [&](const std::string &fqn) { return ::fnmatch(externalFilter.c_str(), fqn.c_str(), 0) == 0; };
     }
     pte::Program pte;
+    // Verifying and emitting only read the program: they run side by side, and
+    // nothing is written before both are done. A verifier error is the one
+    // reported (the emit result, or its error, is dropped). Each row times its
+    // own thread, so the rows overlap in wall time.
+    PassTimer::Entry verifyTime{"verify"}, emitTime{"emit"};
+    auto timed = [](PassTimer::Entry &entry, const std::function<void()> &work) {
+      PassClock wall;
+      double cpu = threadCpuMs();
+      work();
+      entry.wallMs = wall.wallMs();
+      entry.cpuMs = threadCpuMs() - cpu;
+    };
     attributeErrorsTo(input, [&] {
-      timer.time("verify", [&] {
-        verifyProgram(program, Stage::Planned);
-        // The memory plan is checked as strictly as exir-plan checks its own
-        // output: overlaps, arena bounds, missing allocations, alignment.
-        plan::verifyMemoryPlan(program);
-      });
-      timer.time("emit", [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
+      runBeside(
+          [&] {
+            timed(verifyTime, [&] {
+              verifyProgram(program, Stage::Planned);
+              // The memory plan is checked as strictly as exir-plan checks its own
+              // output: overlaps, arena bounds, missing allocations, alignment.
+              plan::verifyMemoryPlan(program);
+            });
+          },
+          [&] {
+            timed(emitTime, [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
+          });
     });
+    timer.add(verifyTime.name, verifyTime.wallMs, verifyTime.cpuMs);
+    timer.add(emitTime.name, emitTime.wallMs, emitTime.cpuMs);
     // A progress bar on stderr while large weights are copied (shown only on a terminal).
     std::unique_ptr<ProgressBar> bar;
     options.progress = [&](uint64_t written, uint64_t total) {

@@ -20,7 +20,6 @@
 
 #include <functional>
 #include <optional>
-#include <system_error>
 #include <unordered_map>
 
 namespace exir::edge {
@@ -73,26 +72,13 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
     check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
 }
 
-BuiltinPreload::BuiltinPreload() {
-  auto load = [] {
-    try {
-      (void)EdgeDtypeRules::builtin();
-      (void)DecompositionRules::builtin();
-    } catch (...) {
-      // A function-local static whose initializer threw is initialized again on its next use.
-    }
-  };
+void preloadBuiltinTables() {
   try {
-    thread_ = std::thread(load);
-  } catch (const std::system_error &) {
-    // no thread to be had: toEdge loads the tables when it needs them
+    (void)EdgeDtypeRules::builtin();
+    (void)DecompositionRules::builtin();
+  } catch (...) {
+    // A function-local static whose initializer threw is initialized again on its next use.
   }
-}
-
-BuiltinPreload::~BuiltinPreload() { join(); }
-
-void BuiltinPreload::join() {
-  if (thread_.joinable()) thread_.join();
 }
 
 /// A user's edge.yaml is recorded in the program, so later stages check with it too.

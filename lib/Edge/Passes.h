@@ -5,7 +5,6 @@
 #include "IR/Pass.h"
 
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace exir::edge {
@@ -58,21 +57,10 @@ void toEdge(Program &program, const EdgeOptions &options);
 void runUserPassesOnEdge(Program &program, const EdgeOptions &options);
 
 /// Loads the built-in tables toEdge needs (edge.yaml's dtype rules, about
-/// 60 ms of YAML; the decomposition rules) on a second thread while the
-/// caller reads a large input. join() (or the destructor) waits for it; call
-/// it before anything else may register op libraries. A load that fails
-/// there fails again, with its error, where toEdge asks for the table.
-class BuiltinPreload {
-public:
-  BuiltinPreload();
-  ~BuiltinPreload();
-  BuiltinPreload(const BuiltinPreload &) = delete;
-  BuiltinPreload &operator=(const BuiltinPreload &) = delete;
-  void join();
-
-private:
-  std::thread thread_;
-};
+/// 60 ms of YAML; the decomposition rules), for exir-edge to run beside
+/// reading a large input (runBeside). Never throws: a load that fails here
+/// fails again, with its error, where toEdge asks for the table.
+void preloadBuiltinTables();
 
 /// The edge-stage verifier: structure, edge namespace, dtype rules.
 class DtypeRules;

@@ -15,13 +15,11 @@
 #include "Serde/TorchPickle.h"
 #include "Serde/ZipArchive.h"
 #include "Support/FileIO.h"
+#include "Support/Parallel.h"
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <filesystem>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 namespace exir {
@@ -289,35 +287,18 @@ Program programFromArchive(const std::string &path, InputFormat &format) {
   format = layout.format;
   // The programs and the constants table come from different members and
   // share only the (read-only) archive, so a large archive's table (a 30 MB
-  // config for 100k weights) is read beside the program JSON. Errors are
-  // reported as the sequential order would: the programs' first.
-  OrderedMap<ConstantTensor> constants;
-  std::exception_ptr constantsError;
-  auto readConstants = [&] {
-    try {
-      constants = archiveConstants(zip, layout);
-    } catch (...) {
-      constantsError = std::current_exception();
-    }
-  };
-  std::thread worker;
-  if (zip.members().size() >= kConstantsThreadMembers) {
-    try {
-      worker = std::thread(readConstants);
-    } catch (const std::system_error &) {
-      // no thread to be had: read it after the programs
-    }
-  }
+  // config for 100k weights) is read beside the program JSON. runBeside
+  // reports the programs' error first, as the sequential order does.
   std::vector<std::pair<std::string, ExportedProgram>> programs;
-  try {
-    programs = archivePrograms(zip, layout);
-  } catch (...) {
-    if (worker.joinable()) worker.join();
-    throw;
+  OrderedMap<ConstantTensor> constants;
+  auto readPrograms = [&] { programs = archivePrograms(zip, layout); };
+  auto readConstants = [&] { constants = archiveConstants(zip, layout); };
+  if (zip.members().size() >= kConstantsThreadMembers) {
+    runBeside(readPrograms, readConstants);
+  } else {
+    readPrograms();
+    readConstants();
   }
-  if (worker.joinable()) worker.join();
-  else readConstants();
-  if (constantsError) std::rethrow_exception(constantsError);
   Program p;
   if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {
     for (auto &[model, ep] : programs) p.methods.set(model, Method{std::move(ep), std::nullopt});

@@ -11,19 +11,17 @@
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
+#include "Support/Parallel.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <ctime>
-#include <exception>
 #include <filesystem>
 #include <optional>
 #include <iostream>
 #include <set>
 #include <system_error>
-#include <thread>
 
 using namespace exir;
 
@@ -86,62 +84,34 @@ static void keepMethods(Program &program, const std::vector<std::string> &names,
   program.constants = std::move(constants);
 }
 
-/// CPU time of the calling thread, in ms.
-static double threadCpuMs() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
-}
-
-/// Verifies the result (edge::verifyEdgeProgram) on a second thread while it
-/// is written: both only read the program, and the output is only staged
+/// Verifies the result (edge::verifyEdgeProgram) beside writing it
+/// (runBeside): both only read the program, and the output is only staged
 /// until runTool commits it, so a program the verifier refuses still leaves
 /// no output and its error is the one reported, as when it ran first. An
 /// output that is written in place (a FIFO, a device) is verified first.
 static void verifyWhileWriting(const Program &program, const edge::DtypeRules &rules, const std::string &source,
                                const std::string &output, PassTimer &timer) {
   double verifyWall = 0, verifyCpu = 0;
-  std::exception_ptr verifyError;
   auto verify = [&] {
     PassClock wall;
     double cpu = threadCpuMs();
-    try {
-      attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); });
-    } catch (...) {
-      verifyError = std::current_exception();
-    }
+    attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); });
     verifyWall = wall.wallMs();
     verifyCpu = threadCpuMs() - cpu;
   };
+  auto write = [&] { writeProgram(program, output); };
   std::error_code statError;
   auto status = std::filesystem::status(output, statError);
   bool staged = output == "-" || status.type() == std::filesystem::file_type::not_found ||
                 status.type() == std::filesystem::file_type::regular;
-  std::thread worker;
-  if (staged) {
-    try {
-      worker = std::thread(verify);
-    } catch (const std::system_error &) {
-      // no thread to be had: verify first
-    }
-  }
-  if (!worker.joinable()) {
+  if (!staged) {
     verify();
     timer.add("(verifier)", verifyWall, verifyCpu);
-    if (verifyError) std::rethrow_exception(verifyError);
-    timer.time("(write output)", [&] { writeProgram(program, output); });
+    timer.time("(write output)", write);
     return;
   }
   PassClock clock;
-  try {
-    writeProgram(program, output);
-  } catch (...) {
-    worker.join();
-    if (verifyError) std::rethrow_exception(verifyError);
-    throw;
-  }
-  worker.join();
-  if (verifyError) std::rethrow_exception(verifyError);
+  runBeside(verify, write);
   // The CPU columns still add up to the process's; the wall times overlap.
   timer.add("(verifier)", verifyWall, verifyCpu);
   timer.add("(write output)", clock.wallMs(), clock.cpuMs() - verifyCpu);
@@ -257,15 +227,18 @@ int main(int argc, char **argv) {
       if (input.empty()) throw UsageError("no input given (a file, '-', or --add-method NAME=FILE)");
       // An Edge artifact is accepted for the user's passes alone (--pass, --rewrite).
       bool userPasses = !options.rewriteRules.empty() || !options.extraPasses.empty();
-      // A large input takes long enough to read that the rule tables load beside it.
-      std::optional<edge::BuiltinPreload> preload;
-      std::error_code sizeError;
-      if (input != "-" && std::filesystem::file_size(input, sizeError) >= (1u << 20) && !sizeError) preload.emplace();
-      passFlags.timer().time("(read input)", [&] {
+      auto read = [&] {
         program = userPasses ? readProgramOfStage(input, {Stage::Aten, Stage::Edge})
                              : readProgramOfStage(input, {Stage::Aten});
+      };
+      // A large input takes long enough to read that the rule tables load beside it
+      // (done before op libraries register).
+      std::error_code sizeError;
+      bool large = input != "-" && std::filesystem::file_size(input, sizeError) >= (1u << 20) && !sizeError;
+      passFlags.timer().time("(read input)", [&] {
+        if (large) runBeside(edge::preloadBuiltinTables, read);
+        else read();
       });
-      preload.reset(); // joined before op libraries register
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {

@@ -45,7 +45,7 @@ Verdict judge(const std::string &target, const std::vector<std::string> &allowNo
 
 void checkAtenDialect(Program &program, const std::vector<std::string> &allowNonCore) {
   // Judged once per distinct target string: a graph has many nodes and few targets.
-  std::unordered_map<std::string, Verdict> verdicts;
+  StringMap<Verdict> verdicts;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     std::vector<std::string> allowedUsed;

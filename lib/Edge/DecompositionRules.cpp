@@ -69,7 +69,9 @@ struct Val {
 
 /// Value names ($input, $out0, step outputs) are numbered once, when rules load,
 /// so that a rule reads its values by index instead of by string. The numbering is
-/// shared by every rule set of the process (tools are single-threaded).
+/// shared by every rule set of the process, and not locked: rules load on one
+/// thread at a time (exir-edge's preloadBuiltinTables runs beside reading the
+/// input, which uses no rules, and is joined before the passes run).
 std::unordered_map<std::string, int> &nameIds() {
   static std::unordered_map<std::string, int> ids;
   return ids;
@@ -1361,7 +1363,7 @@ struct Expander {
   FreshNames fresh;
   const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &byOp;
   std::map<std::pair<std::string, size_t>, std::string> symCache;
-  std::unordered_map<std::string, std::string> renamed; // removed value -> replacement
+  StringMap<std::string> renamed; // removed value -> replacement
   size_t rewrites = 0;
   // One scope for every node (its slots keep their capacity): bound afresh per node.
   Scope scope{graph, {}, {}, {}};
@@ -1395,7 +1397,7 @@ struct Expander {
     std::vector<std::optional<Argument>> defaults; // per schema argument: its default, when it has one
     std::vector<std::optional<Error>> badDefaults; // per schema argument: why its default does not convert
   };
-  std::unordered_map<std::string, Candidates> byTarget;
+  StringMap<Candidates> byTarget;
   const Candidates &candidates(const std::string &target) {
     auto [slot, inserted] = byTarget.try_emplace(target);
     if (!inserted) return slot->second;
@@ -1491,13 +1493,17 @@ struct Expander {
     std::vector<Node> emitted;
     emitted.reserve(rule.steps.size());
     std::vector<Val> values;
-    std::vector<std::pair<size_t, NamedArgument>> args;
+    std::vector<size_t> order; // per built argument: its schema index
     for (const auto &step : rule.steps) {
       ArgumentBuilder builder{graph, fresh, emitted, symCache, &node, scope};
       builder.allowInferred = step.allowInferred;
       values.clear();
       values.reserve(step.args.size()); // v below stays valid
-      args.clear();
+      order.clear();
+      // Each argument is built where it stays (an Argument is 328 bytes:
+      // building it elsewhere and moving it into place cost four moves).
+      std::vector<NamedArgument> inputs;
+      inputs.reserve(step.args.size());
       std::string firstTensor;
       for (const auto &sa : step.args) {
         const SchemaArgument *param = sa.param;
@@ -1508,17 +1514,20 @@ struct Expander {
         if (v.k == Val::K::None && param->defaultValue &&
             (!param->type.optional || param->defaultValue->kind == SchemaDefault::Kind::None))
           continue;
-        Argument a = builder.build(v, param->type);
-        if (firstTensor.empty() && a.kind == ArgKind::Tensor) firstTensor = a.name;
-        args.emplace_back(sa.index, param->kwargOnly ? keyword(sa.name, std::move(a)) : positional(sa.name, std::move(a)));
+        NamedArgument &in = inputs.emplace_back();
+        in.name = sa.name;
+        in.arg = builder.build(v, param->type);
+        in.kind = param->kwargOnly ? ArgumentPassing::Keyword : ArgumentPassing::Positional;
+        if (firstTensor.empty() && in.arg.kind == ArgKind::Tensor) firstTensor = in.arg.name;
+        order.push_back(sa.index);
       }
       // Schema order, as torch.export writes arguments: a stable insertion sort
-      // (a handful of arguments; std::stable_sort allocates a buffer per call).
-      for (size_t k = 1; k < args.size(); ++k)
-        for (size_t j = k; j > 0 && args[j].first < args[j - 1].first; --j) std::swap(args[j], args[j - 1]);
-      std::vector<NamedArgument> inputs;
-      inputs.reserve(args.size());
-      for (auto &[index, arg] : args) inputs.push_back(std::move(arg));
+      // (a handful of arguments, most often in order already).
+      for (size_t k = 1; k < inputs.size(); ++k)
+        for (size_t j = k; j > 0 && order[j] < order[j - 1]; --j) {
+          std::swap(order[j], order[j - 1]);
+          std::swap(inputs[j], inputs[j - 1]);
+        }
       Node call = makeCall(step.target, std::move(inputs), "", &node);
       call.outputs.clear();
       for (const auto &out : step.outputs) {

@@ -12,12 +12,14 @@
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
+#include "Ops/EdgeYaml.h"
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 #include "Support/Hash.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 namespace exir::edge {
@@ -47,7 +49,7 @@ std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
 
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
-  std::unordered_map<std::string, bool> isEdge; // per target string, parsed once
+  StringMap<bool> isEdge; // per target string, parsed once
   // The method's graph and the branches of its cond nodes, located by JSON pointer.
   std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -70,6 +72,15 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
     check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
 }
 
+void preloadBuiltinTables() {
+  try {
+    (void)EdgeDtypeRules::builtin();
+    (void)DecompositionRules::builtin();
+  } catch (...) {
+    // A function-local static whose initializer threw is initialized again on its next use.
+  }
+}
+
 /// A user's edge.yaml is recorded in the program, so later stages check with it too.
 static void recordEdgeYaml(Program &program, const EdgeOptions &options) {
   if (options.edgeYamlPath.empty()) return;
@@ -84,17 +95,27 @@ static void recordEdgeYaml(Program &program, const EdgeOptions &options) {
 /// The passes the user asked for (--pass, then --rewrite), verified after each.
 static void addUserPasses(PassManager &pm, const EdgeOptions &options);
 
+/// Runs `work` under `name` in --time-passes' table: the verifiers at the
+/// input and output and the loading of the dtype rules are not passes, but
+/// on a large program they cost as much as one.
+static void timed(const EdgeOptions &options, const char *name, const std::function<void()> &work) {
+  if (options.passManager.timer) options.passManager.timer->time(name, work);
+  else work();
+}
+
 void runUserPassesOnEdge(Program &program, const EdgeOptions &options) {
   if (program.stage != Stage::Edge)
     throw Error(std::string("--pass / --rewrite on an artifact need an Edge-dialect program, got stage '") +
                 stageName(program.stage) + "'");
   recordEdgeYaml(program, options);
-  DtypeRules rules = DtypeRules::forProgram(program);
-  verifyEdgeProgram(program, rules);
+  std::optional<DtypeRules> loaded;
+  timed(options, "(dtype rules)", [&] { loaded.emplace(DtypeRules::forProgram(program)); });
+  const DtypeRules &rules = *loaded;
+  timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
   PassManager edge(options.passManager, [&](const Program &p) { verifyEdgeProgram(p, rules); });
   addUserPasses(edge, options);
   edge.run(program);
-  verifyEdgeProgram(program, rules);
+  if (options.verifyResult) timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
 }
 
 static void addUserPasses(PassManager &pm, const EdgeOptions &options) {
@@ -115,9 +136,11 @@ static void addUserPasses(PassManager &pm, const EdgeOptions &options) {
 void toEdge(Program &program, const EdgeOptions &options) {
   if (program.stage != Stage::Aten)
     throw Error(std::string("to_edge expects an ATen-dialect program, got stage '") + stageName(program.stage) + "'");
-  verifyProgram(program, Stage::Aten);
+  timed(options, "(verifier)", [&] { verifyProgram(program, Stage::Aten); });
   recordEdgeYaml(program, options);
-  DtypeRules rules = DtypeRules::forProgram(program);
+  std::optional<DtypeRules> loaded;
+  timed(options, "(dtype rules)", [&] { loaded.emplace(DtypeRules::forProgram(program)); });
+  const DtypeRules &rules = *loaded;
 
   // Decompositions and the core-ATen check run on the ATen dialect; only the
   // structural verifier applies between them.
@@ -171,7 +194,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
   addPass(edge, "debug-handles");
   addUserPasses(edge, options);
   edge.run(program);
-  verifyEdgeProgram(program, rules);
+  if (options.verifyResult) timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });
 }
 
 } // namespace exir::edge

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "IR/IR.h"
+#include "IR/StringHash.h"
 
 #include <functional>
 #include <optional>
@@ -16,6 +17,14 @@
 #include <vector>
 
 namespace exir::edge {
+
+/// The passes look up every node's target string (50-60 characters) and value
+/// names in maps; std::hash<std::string> walks them byte by byte, hashString
+/// (IR/StringHash.h) a word at a time.
+struct FastStringHash {
+  size_t operator()(const std::string &s) const noexcept { return size_t(hashString(s)); }
+};
+template <typename V> using StringMap = std::unordered_map<std::string, V, FastStringHash>;
 
 /// The op a node calls, e.g. {"aten", "conv2d", "default"} (any dialect).
 OpTarget targetOf(const Node &node);
@@ -32,7 +41,7 @@ public:
   const OpTarget &operator()(const Node &node) { return (*this)(node.target); }
 
 private:
-  std::unordered_map<std::string, OpTarget> parsed_;
+  StringMap<OpTarget> parsed_;
 };
 /// True if the node calls ns::name.overload in the ATen or Edge dialect.
 bool calls(const Node &node, const char *ns, const char *name, const char *overload);
@@ -63,7 +72,7 @@ public:
 
 private:
   const Graph &graph_;
-  std::unordered_map<std::string, int> next_;
+  StringMap<int> next_;
 };
 
 /// Contiguous-strided metadata with the given dtype and static sizes.

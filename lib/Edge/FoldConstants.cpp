@@ -370,7 +370,10 @@ struct StorageKeyHash {
     return size_t(h ^ h >> 29);
   }
 };
-using NameTable = IdTable<std::string_view, std::hash<std::string_view>>;
+struct NameHash { // word at a time (IR/StringHash.h), not std::hash's byte loop
+  size_t operator()(std::string_view s) const noexcept { return size_t(hashString(s)); }
+};
+using NameTable = IdTable<std::string_view, NameHash>;
 
 /// What the pass knows of a value that can be or become a constant: a lifted
 /// constant's placeholder, or the output of a node whose one tensor operand is
@@ -441,13 +444,13 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   // pendingNames points into) in place.
   const size_t tableSize = program.constants.size();
   std::deque<std::pair<std::string, ConstantTensor>> pending;
-  IdTable<std::string_view, std::hash<std::string_view>> pendingNames;
+  NameTable pendingNames;
   grow(tableSize);
   auto entryAt = [&](uint32_t pos) -> std::pair<std::string, ConstantTensor> & {
     return pos < tableSize ? *(program.constants.begin() + std::ptrdiff_t(pos)) : pending[pos - tableSize];
   };
   // A fold's result reads its source's storage: it inherits the source's id.
-  IdTable<std::string_view, std::hash<std::string_view>> files;
+  NameTable files;
   IdTable<StorageKey, StorageKeyHash> storages;
   auto storageId = [&](uint32_t pos) {
     if (storageOf[pos] != kNone) return storageOf[pos];
@@ -551,7 +554,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     }
   };
 
-  std::unordered_map<std::string, OpTarget> targets; // parsed once per distinct target
+  StringMap<OpTarget> targets; // parsed once per distinct target
   for (MethodState &st : methods) {
     ExportedProgram &ep = *st.ep;
     Graph &graph = ep.graph;

@@ -25,7 +25,7 @@ namespace exir::edge {
 
 namespace {
 
-void renameArgument(Argument &arg, const std::unordered_map<std::string, std::string> &current) {
+void renameArgument(Argument &arg, const StringMap<std::string> &current) {
   auto fix = [&](std::string &s) {
     auto it = current.find(s);
     if (it != current.end()) s = it->second;
@@ -53,15 +53,15 @@ const OpSchema *functionalTwin(const OperatorTable &table, const OpSchema &schem
 void functionalizeGraph(ExportedProgram &ep) {
   const OperatorTable &table = OperatorTable::builtin();
   Graph &g = ep.graph;
-  std::unordered_map<std::string, std::string> current; // mutated value -> its newest value
-  std::unordered_map<std::string, std::string> root;    // newest value -> the value first mutated
+  StringMap<std::string> current; // mutated value -> its newest value
+  StringMap<std::string> root;    // newest value -> the value first mutated
   std::vector<bool> dropped(g.nodes.size(), false);
   // Per distinct target: the parsed target and its schema (looked up once, not per node).
   struct TargetInfo {
     OpTarget target;
     const OpSchema *schema = nullptr;
   };
-  std::unordered_map<std::string, TargetInfo> infos;
+  StringMap<TargetInfo> infos;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node &node = g.nodes[i];
     if (!current.empty())
@@ -142,7 +142,7 @@ void functionalizeGraph(ExportedProgram &ep) {
   if (std::find(dropped.begin(), dropped.end(), true) != dropped.end()) {
     std::vector<Node> kept;
     kept.reserve(g.nodes.size());
-    std::unordered_map<std::string, bool> gone;
+    StringMap<bool> gone;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       if (!dropped[i]) kept.push_back(std::move(g.nodes[i]));
       else gone[g.nodes[i].outputs[0].name] = true;

@@ -1,5 +1,6 @@
 //===- Edge/OpInfo.cpp - What the edge passes ask the operator table ------===//
 #include "Edge/OpInfo.h"
+#include "Edge/EdgeUtil.h"
 #include "Ops/EdgeYaml.h"
 #include "Ops/OpLibrary.h"
 #include "Ops/OperatorTable.h"
@@ -62,7 +63,7 @@ struct TargetCheck {
   std::vector<const SchemaArgument *> tensorArgs; // tensor-like arguments, in schema order
   std::vector<std::string> returnKeys;            // per return ("" for a non-tensor one)
   // Per combination (a byte per key: its dtype, or kAbsent), the verdict.
-  std::unordered_map<std::string, std::optional<std::string>> verdicts;
+  StringMap<std::optional<std::string>> verdicts;
 };
 constexpr char kAbsent = char(-128);
 } // namespace
@@ -71,7 +72,7 @@ struct DtypeRules::Impl {
   EdgeDtypeRules rules;
   // Per target string: the verifier checks every node, and a graph has few
   // distinct targets (parsing and looking each one up cost more than the check).
-  std::unordered_map<std::string, TargetCheck> targets = {};
+  StringMap<TargetCheck> targets = {};
 };
 
 DtypeRules::DtypeRules() = default;

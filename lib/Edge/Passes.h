@@ -42,6 +42,10 @@ struct EdgeOptions {
   std::vector<std::string> rewriteRules;  // --rewrite FILE, run after extra passes
   std::vector<std::string> decompositionFiles; // --decompositions FILE, tried before the builtin rules
   PassManagerOptions passManager;
+  /// false: toEdge / runUserPassesOnEdge leave the final verification to the
+  /// caller (verifyEdgeProgram with DtypeRules::forProgram of the result);
+  /// exir-edge runs it beside writing the output.
+  bool verifyResult = true;
 };
 
 /// to_edge: the whole pipeline, with verification at the end (and after every
@@ -51,6 +55,12 @@ void toEdge(Program &program, const EdgeOptions &options);
 /// The user's passes (--pass, --rewrite) on a program that already is Edge
 /// dialect, verified after each and at the end (exir-edge on an Edge artifact).
 void runUserPassesOnEdge(Program &program, const EdgeOptions &options);
+
+/// Loads the built-in tables toEdge needs (edge.yaml's dtype rules, about
+/// 60 ms of YAML; the decomposition rules), for exir-edge to run beside
+/// reading a large input (runBeside). Never throws: a load that fails here
+/// fails again, with its error, where toEdge asks for the table.
+void preloadBuiltinTables();
 
 /// The edge-stage verifier: structure, edge namespace, dtype rules.
 class DtypeRules;

@@ -39,7 +39,7 @@ const std::map<std::string, std::string> kViewToCopy = {
 void replaceViewOps(Program &program) {
   // Per distinct target: the target of its _copy twin, or "" for an op that is
   // not a view (worked out once, not per node).
-  std::unordered_map<std::string, std::string> twins;
+  StringMap<std::string> twins;
   auto twinOf = [&](const std::string &target) -> const std::string & {
     auto [slot, unseen] = twins.try_emplace(target);
     if (!unseen) return slot->second;

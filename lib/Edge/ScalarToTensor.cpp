@@ -57,7 +57,7 @@ bool isScalarKind(ArgKind k) { return k == ArgKind::Float || k == ArgKind::Int |
 
 void useScalarOverloads(Graph &graph) {
   // Per distinct target: its .Scalar overload's target, or "" when it has none.
-  std::unordered_map<std::string, std::string> scalarTargets;
+  StringMap<std::string> scalarTargets;
   for (Node &node : graph.nodes) {
     bool scalarOther = false; // checked first: most nodes have none
     for (const auto &in : node.inputs)
@@ -85,7 +85,7 @@ std::string freshConstantName(const Program &program, const ExportedProgram &ep,
 void scalarToTensor(Program &program) {
   int counter = 0;
   // Per distinct target: the qualified name of an ATen op, "" for any other.
-  std::unordered_map<std::string, std::string> qualified;
+  StringMap<std::string> qualified;
   for (auto &[methodName, method] : program.methods) {
     ExportedProgram &ep = method.program;
     forEachSubgraph(ep.graph, [](Graph &g, const std::string &) { useScalarOverloads(g); });

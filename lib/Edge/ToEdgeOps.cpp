@@ -35,7 +35,7 @@ void renameEdgeNodes(Program &program) {
     // Old name -> new. Every use in the method is looked up here: an OrderedMap
     // (open addressing, hash tags) costs far fewer cache misses than an unordered_map.
     OrderedMap<std::string> renames;
-    std::unordered_map<std::string, int> nextSuffix; // per base, so n same-op nodes name in O(n)
+    StringMap<int> nextSuffix; // per base, so n same-op nodes name in O(n)
     renames.reserve(ep.graph.nodes.size()); // most nodes are renamed: no rehashing on the way
     // Names given here must not be given again. One base's names differ by their
     // suffix; two bases' names can meet only when one base is the other plus "_..."
@@ -59,7 +59,7 @@ void renameEdgeNodes(Program &program) {
       std::string name;
       int *next = nullptr;
     };
-    std::unordered_map<std::string, Base> baseOf;
+    StringMap<Base> baseOf;
     for (Node &node : ep.graph.nodes) {
       if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensor) continue;
       auto [slot, unseen] = baseOf.try_emplace(node.target);
@@ -113,7 +113,7 @@ void renameEdgeNodes(Program &program) {
 
 void toEdgeOps(Program &program) {
   // The edge target per ATen target string ("" when it stays): parsed once per distinct target.
-  std::unordered_map<std::string, std::string> edgeTargets;
+  StringMap<std::string> edgeTargets;
   auto rename = [&edgeTargets](Graph &graph, const std::string &) {
     for (Node &node : graph.nodes) {
       auto [slot, unseen] = edgeTargets.try_emplace(node.target);

@@ -504,27 +504,36 @@ void PaddedText::reset() {
 }
 
 PaddedText PaddedText::map(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return {};
+  return mapRange(path, 0, static_cast<uint64_t>(st.st_size));
+}
+
+PaddedText PaddedText::mapRange(const std::string &path, uint64_t offset, uint64_t size) {
   PaddedText text;
+  if (size == 0) return text;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return text;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || offset > uint64_t(st.st_size) ||
+      size > uint64_t(st.st_size) - offset) {
     ::close(fd);
     return text;
   }
-  auto size = static_cast<size_t>(st.st_size);
-  auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  // Reserve the file's pages plus one: the file is mapped over the start, and
-  // the bytes after its end (the rest of its last page, then the extra page)
-  // read as zeros, which is the padding simdjson reads past the end.
+  auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t start = offset / page * page, skew = offset - start;
+  auto span = static_cast<size_t>(skew + size);
+  // Reserve the range's pages plus one: the range is mapped over the start,
+  // and the bytes after its end (the rest of the file's page, zeros past the
+  // file's end, then the extra page) are the padding simdjson reads past it.
   static_assert(simdjson::SIMDJSON_PADDING <= 4096, "padding must fit in one page");
-  size_t total = (size + page - 1) / page * page + page;
+  size_t total = (span + page - 1) / page * page + page;
   void *base = mmap(nullptr, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) {
     ::close(fd);
     return text;
   }
-  void *file = mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
+  void *file = mmap(base, span, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, off_t(start));
   ::close(fd);
   if (file == MAP_FAILED) {
     munmap(base, total);
@@ -532,8 +541,8 @@ PaddedText PaddedText::map(const std::string &path) {
   }
   text.mapping_ = base;
   text.mappingSize_ = total;
-  text.data_ = static_cast<const char *>(base);
-  text.size_ = size;
+  text.data_ = static_cast<const char *>(base) + skew;
+  text.size_ = static_cast<size_t>(size);
   return text;
 }
 

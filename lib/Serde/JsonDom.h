@@ -134,6 +134,10 @@ public:
   /// Maps `path` read-only with at least SIMDJSON_PADDING readable bytes past
   /// its end; an empty text if the file cannot be mapped (the caller reads it).
   static PaddedText map(const std::string &path);
+  /// The same for `size` bytes at `offset` of `path` (a STORED zip member);
+  /// the padding then reads the file's next bytes, which simdjson ignores.
+  /// Empty if the range is not inside the file or cannot be mapped.
+  static PaddedText mapRange(const std::string &path, uint64_t offset, uint64_t size);
 
   const char *data() const { return data_; }
   size_t size() const { return size_; }

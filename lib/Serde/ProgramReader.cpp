@@ -15,6 +15,7 @@
 #include "Serde/TorchPickle.h"
 #include "Serde/ZipArchive.h"
 #include "Support/FileIO.h"
+#include "Support/Parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -78,7 +79,10 @@ ArchiveLayout detectLayout(const ZipArchive &zip) {
 }
 
 ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
-  return readExportedProgramJsonPadded(zip.readPadded(member), zip.displayName() + ":" + member);
+  std::string where = zip.displayName() + ":" + member;
+  json::Document doc(zip.readText(member), where); // parsed where the archive is mapped
+  json::Reader reader(where);
+  return exportedProgramFromDom(doc.root(), reader);
 }
 
 std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &layout) {
@@ -184,7 +188,7 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
                          OrderedMap<ConstantTensor> &out) {
   std::string where = zip.displayName() + ":" + configMember;
   // Parsed in the buffer it is read into (a 100k-weight config is 30 MB).
-  json::Document doc(json::PaddedText(zip.readPadded(configMember)), where);
+  json::Document doc(zip.readText(configMember), where);
   json::Reader r(where);
   json::Object root = r.object(doc.root());
   auto config = root.at_key("config");
@@ -273,11 +277,28 @@ OrderedMap<ConstantTensor> archiveConstants(const ZipArchive &zip, const Archive
   return out;
 }
 
+// Members from which a second thread reads the constants table while the
+// program JSON is parsed: below this the thread would cost more than it saves.
+constexpr size_t kConstantsThreadMembers = 1024;
+
 Program programFromArchive(const std::string &path, InputFormat &format) {
   ZipArchive zip(path);
   ArchiveLayout layout = detectLayout(zip);
   format = layout.format;
-  auto programs = archivePrograms(zip, layout);
+  // The programs and the constants table come from different members and
+  // share only the (read-only) archive, so a large archive's table (a 30 MB
+  // config for 100k weights) is read beside the program JSON. runBeside
+  // reports the programs' error first, as the sequential order does.
+  std::vector<std::pair<std::string, ExportedProgram>> programs;
+  OrderedMap<ConstantTensor> constants;
+  auto readPrograms = [&] { programs = archivePrograms(zip, layout); };
+  auto readConstants = [&] { constants = archiveConstants(zip, layout); };
+  if (zip.members().size() >= kConstantsThreadMembers) {
+    runBeside(readPrograms, readConstants);
+  } else {
+    readPrograms();
+    readConstants();
+  }
   Program p;
   if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {
     for (auto &[model, ep] : programs) p.methods.set(model, Method{std::move(ep), std::nullopt});
@@ -286,7 +307,7 @@ Program programFromArchive(const std::string &path, InputFormat &format) {
     p.methods.set("forward", Method{std::move(programs.front().second), std::nullopt});
   }
   p.stage = guessStage(p.methods.begin()->second.program);
-  p.constants = archiveConstants(zip, layout);
+  p.constants = std::move(constants);
   p.baseDirectory = fs::absolute(parentDirectory(path)).lexically_normal().string();
   return p;
 }

@@ -443,6 +443,19 @@ simdjson::padded_string ZipArchive::readPadded(const std::string &name) const {
   return text;
 }
 
+json::PaddedText ZipArchive::readText(const std::string &name) const {
+  const ZipMember &member = memberToRead(name);
+  if (member.stored) {
+    json::PaddedText mapped = json::PaddedText::mapRange(path_, member.dataOffset, member.size);
+    if (!mapped.empty()) {
+      if (crc32Update(0, std::string_view(mapped.data(), mapped.size())) != member.crc)
+        fail("cannot read zip member '" + member.name + "': CRC error", member.dataOffset - start_);
+      return mapped;
+    }
+  }
+  return readPadded(name);
+}
+
 uint64_t ZipArchive::dataOffset(const std::string &name) const {
   const ZipMember *member = find(name);
   if (!member) throw Error("zip member '" + name + "' not found", displayName_);

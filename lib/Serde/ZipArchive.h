@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Serde/JsonDom.h"
+
 #include <simdjson.h>
 
 #include <cstdint>
@@ -52,6 +54,9 @@ public:
   std::string read(const std::string &name) const;
   /// read() into a buffer simdjson parses in place (no second copy of a large JSON member).
   simdjson::padded_string readPadded(const std::string &name) const;
+  /// The same text, a STORED member mapped from the file where it can be (no
+  /// copy, no freshly zeroed pages: a 100k-node model JSON is 120 MB), CRC-checked.
+  json::PaddedText readText(const std::string &name) const;
   /// Absolute offset, in the underlying file, of a STORED member's data.
   uint64_t dataOffset(const std::string &name) const;
   /// The same for a member of this archive found already.

@@ -979,7 +979,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
   }
   case ArgKind::Floats: {
     std::vector<Val> l;
-    for (double x : a.floats) l.push_back(Val::real(x));
+    for (double x : a.floats()) l.push_back(Val::real(x));
     v = Val::ofList(std::move(l));
     break;
   }
@@ -1143,7 +1143,7 @@ struct ArgumentBuilder {
       if (type.isList) {
         Argument a;
         a.kind = ArgKind::Floats;
-        for (const auto &e : v.list) a.floats.push_back(e.k == Val::K::Float ? e.f : double(e.i.value));
+        for (const auto &e : v.list) a.mutableFloats().push_back(e.k == Val::K::Float ? e.f : double(e.i.value));
         return a;
       }
       if (v.k == Val::K::Float) return Argument::real(v.f);
@@ -1713,7 +1713,7 @@ void decomposeWithRules(Program &program, const DecompositionRules &rules, const
     // Nested graphs (cond branches) hold ATen ops too.
     for (Node &n : ep.graph.nodes)
       for (auto &in : n.inputs)
-        if (in.arg.kind == ArgKind::Graph && in.arg.graph) rules.run(*in.arg.graph, keep);
+        if (in.arg.kind == ArgKind::Graph && in.arg.graph()) rules.run(*in.arg.graph(), keep);
   }
 }
 

@@ -334,7 +334,7 @@ private:
     case ArgKind::SymInt:
       if (!a.syms.empty() && a.syms[0].isName) return valueOf(a.syms[0].name);
       return push(pte::Int{a.syms.empty() ? 0 : a.syms[0].intValue});
-    case ArgKind::Floats: return push(pte::DoubleList{a.floats});
+    case ArgKind::Floats: return push(pte::DoubleList{a.floats()});
     case ArgKind::Bools: {
       pte::BoolList list;
       for (int64_t v : a.ints) list.items.push_back(v != 0);
@@ -555,9 +555,9 @@ private:
   }
 
   void emitBranch(const Argument &branch, const std::vector<int32_t> &operands, const std::vector<int32_t> &outIds) {
-    const Graph &g = *branch.graph;
-    Scope sub(g, scopedValueName(scope_->path, branch.graphName));
-    if (g.inputs.size() != operands.size()) throw Error("cond branch '" + branch.graphName + "' takes a different number of operands");
+    const Graph &g = *branch.graph();
+    Scope sub(g, scopedValueName(scope_->path, branch.graphName()));
+    if (g.inputs.size() != operands.size()) throw Error("cond branch '" + branch.graphName() + "' takes a different number of operands");
     for (size_t k = 0; k < g.inputs.size(); ++k) {
       const Argument &in = g.inputs[k];
       if (in.kind == ArgKind::Tensor) sub.ids.set(in.name, operands[k]);
@@ -574,7 +574,7 @@ private:
         throw;
       }
     }
-    if (g.outputs.size() != outIds.size()) throw Error("cond branch '" + branch.graphName + "' returns a different number of values");
+    if (g.outputs.size() != outIds.size()) throw Error("cond branch '" + branch.graphName() + "' returns a different number of values");
     for (size_t k = 0; k < g.outputs.size(); ++k) {
       const Argument &o = g.outputs[k];
       if (o.kind != ArgKind::Tensor) throw Error(std::string("cond branch output of kind ") + argKindTag(o.kind) + " cannot be emitted");

@@ -161,7 +161,7 @@ TEST_CASE("float fields accept Infinity strings and bare tokens", "[serde][expor
   CHECK(readExportedProgramJson(written) == ep);
 
   ep = readExportedProgramJson(programWithArgument(R"({"as_floats": ["Infinity", 1, 0.25, "nan"]})"));
-  const auto &floats = minArgument(ep).floats;
+  const auto &floats = minArgument(ep).floats();
   REQUIRE(floats.size() == 4);
   CHECK(std::isinf(floats[0]));
   CHECK(floats[1] == 1.0);
@@ -175,8 +175,8 @@ TEST_CASE("float fields accept Infinity strings and bare tokens", "[serde][expor
   CHECK(std::isinf(alpha.floatValue));
   CHECK(alpha.floatValue < 0);
   ep = readExportedProgramJson(programWithArgument(R"({"as_floats": [NaN, Infinity]})"));
-  CHECK(std::isnan(minArgument(ep).floats.at(0)));
-  CHECK(std::isinf(minArgument(ep).floats.at(1)));
+  CHECK(std::isnan(minArgument(ep).floats().at(0)));
+  CHECK(std::isinf(minArgument(ep).floats().at(1)));
 }
 
 TEST_CASE("omitted optional fields take schema.py defaults", "[serde][export-json]") {

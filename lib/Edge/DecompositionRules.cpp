@@ -249,7 +249,7 @@ protected:
   int64_t concrete(const Val &v, const char *what) {
     if (v.k == Val::K::Bool) return v.b;
     if (v.k != Val::K::Int) fail(std::string(what) + " must be an int");
-    if (v.i.isExpr) fail(std::string(what) + " must be a concrete int, not the symbolic size " + v.i.expr);
+    if (v.i.isExpr) fail(std::string(what) + " must be a concrete int, not the symbolic size " + v.i.expr());
     return v.i.value;
   }
   double number(const Val &v) {
@@ -992,7 +992,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
       }
       const SymInt *known = g.symIntValues.find(s.name);
       Val e = Val::integer(known ? *known : SymInt::symbol(s.name));
-      e.i.hint.reset();
+      e.i.setHint(std::nullopt);
       e.symName = s.name;
       l.push_back(e);
     }
@@ -1060,7 +1060,7 @@ struct ArgumentBuilder {
         return s;
       }
     }
-    scope.fail("no input tensor has the symbolic size " + v.i.expr + " to read it from");
+    scope.fail("no input tensor has the symbolic size " + v.i.expr() + " to read it from");
   }
 
   /// For view sizes: the one size no tensor provides may be written -1.
@@ -1633,7 +1633,7 @@ struct Expander {
         for (const auto &e : s.list) {
           if (e.k != Val::K::Int) scope.fail("meta sizes of '" + out.name + "' holds a value that is not an int");
           SymInt size = e.i;
-          size.hint.reset();
+          size.setHint(std::nullopt);
           sizes->push_back(size);
         }
       }

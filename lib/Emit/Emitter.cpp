@@ -228,7 +228,7 @@ private:
       int64_t size = plan::upperBound(s, ep_);
       if (size < 0 || size > INT32_MAX)
         throw Error("tensor '" + valueName + "' has size " + std::to_string(size) + " in dim " + std::to_string(d) +
-                        (s.isExpr ? " (upper bound of " + s.expr + ")" : std::string()) +
+                        (s.isExpr ? " (upper bound of " + s.expr() + ")" : std::string()) +
                         ", outside the 0..2^31-1 a .pte can hold",
                     {}, scope_->path.empty() ? "/methods/" + name_ + "/graph_module/graph/tensor_values/" + valueName
                                              : "/methods/" + name_ + " (subgraph " + scope_->path + ")");

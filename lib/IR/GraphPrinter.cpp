@@ -154,7 +154,7 @@ std::string exprText(const std::string &expr) {
   return expr;
 }
 
-std::string symIntText(const SymInt &s) { return s.isExpr ? exprText(s.expr) : std::to_string(s.value); }
+std::string symIntText(const SymInt &s) { return s.isExpr ? exprText(s.expr()) : std::to_string(s.value); }
 
 std::string tensorAnnotation(const TensorMeta &meta) {
   std::string out = std::string(shortName(meta.dtype)) + "[";

@@ -67,13 +67,51 @@ int64_t scalarTypeToSerialized(ScalarType t);
 struct SymInt {
   bool isExpr = false;
   int64_t value = 0;         // as_int
-  std::string expr;          // as_expr.expr_str
-  std::optional<int64_t> hint; // as_expr.hint (as_int hint only)
-  static SymInt of(int64_t v) { SymInt s; s.value = v; return s; }
-  static SymInt symbol(std::string e) { SymInt s; s.isExpr = true; s.expr = std::move(e); return s; }
-  bool operator==(const SymInt &o) const {
-    return isExpr == o.isExpr && value == o.value && expr == o.expr && hint == o.hint;
+  // as_expr.expr_str and as_expr.hint (as_int hint only) live out of line, made
+  // only for symbolic dims: a program holds ~5 SymInts per tensor value, nearly
+  // all concrete. Absent reads as "" and nullopt.
+  const std::string &expr() const { return expr_ ? expr_->expr : emptyExpr().expr; }
+  const std::optional<int64_t> &hint() const { return expr_ ? expr_->hint : emptyExpr().hint; }
+  void setExpr(std::string e) {
+    if (expr_ || !e.empty()) mutableExpr().expr = std::move(e);
   }
+  void setHint(std::optional<int64_t> h) {
+    if (expr_ || h) mutableExpr().hint = h;
+  }
+  static SymInt of(int64_t v) { SymInt s; s.value = v; return s; }
+  static SymInt symbol(std::string e) { SymInt s; s.isExpr = true; s.setExpr(std::move(e)); return s; }
+  bool operator==(const SymInt &o) const {
+    return isExpr == o.isExpr && value == o.value && expr() == o.expr() && hint() == o.hint();
+  }
+
+  SymInt() = default;
+  SymInt(const SymInt &o)
+      : isExpr(o.isExpr), value(o.value), expr_(o.expr_ ? std::make_unique<Expr>(*o.expr_) : nullptr) {}
+  SymInt(SymInt &&o) noexcept = default;
+  SymInt &operator=(const SymInt &o) {
+    if (this != &o) {
+      isExpr = o.isExpr;
+      value = o.value;
+      expr_ = o.expr_ ? std::make_unique<Expr>(*o.expr_) : nullptr;
+    }
+    return *this;
+  }
+  SymInt &operator=(SymInt &&o) noexcept = default;
+
+private:
+  struct Expr {
+    std::string expr;
+    std::optional<int64_t> hint;
+  };
+  Expr &mutableExpr() {
+    if (!expr_) expr_ = std::make_unique<Expr>();
+    return *expr_;
+  }
+  static const Expr &emptyExpr() {
+    static const Expr kEmpty;
+    return kEmpty;
+  }
+  std::unique_ptr<Expr> expr_;
 };
 
 /// SymBool / SymFloat unions (as_expr or a concrete value).

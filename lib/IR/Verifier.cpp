@@ -78,7 +78,7 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
                   {}, whereOf() + "/sizes/" + std::to_string(d));
     if (!checkedMul<int64_t>(bytes, s.value)) {
       std::string shape;
-      for (const auto &t : meta.sizes) shape += (shape.empty() ? "" : ", ") + (t.isExpr ? t.expr : std::to_string(t.value));
+      for (const auto &t : meta.sizes) shape += (shape.empty() ? "" : ", ") + (t.isExpr ? t.expr() : std::to_string(t.value));
       throw Error("tensor '" + name + "' of sizes [" + shape + "] and " + std::to_string(elementSize(meta.dtype)) +
                       "-byte elements is larger than 2^63-1 bytes",
                   {}, whereOf() + "/sizes");

@@ -238,7 +238,7 @@ private:
         if ((!s.isExpr && in.sizes[d] != s.value) || (s.isExpr && bound && in.sizes[d] > *bound))
           throw Error("input '" + arg.name + "' has size " + std::to_string(in.sizes[d]) + " in dim " + std::to_string(d) +
                       (s.isExpr ? "; the upper bound is " : "; the method takes ") + std::to_string(*bound));
-        if (s.isExpr && isIdentifier(s.expr)) env_[s.expr] = std::make_shared<Value>(Value::of(in.sizes[d]));
+        if (s.isExpr && isIdentifier(s.expr())) env_[s.expr()] = std::make_shared<Value>(Value::of(in.sizes[d]));
       }
     }
     if (plan_ && plan_->allocations.contains(arg.name)) {
@@ -679,7 +679,7 @@ public:
             try {
               size = plan::upperBound(s, ep);
             } catch (const Error &) {
-              size = s.hint.value_or(1);
+              size = s.hint().value_or(1);
             }
           }
           info.sizes.push_back(size);

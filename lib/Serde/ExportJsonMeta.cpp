@@ -86,11 +86,11 @@ SymInt ExportReader::symInt(Element e) {
   } else if (m.tag == "as_expr") {
     std::optional<UnionMember> hint;
     s.isExpr = true;
-    s.expr = symExpr(m.value, hint);
+    s.setExpr(symExpr(m.value, hint));
     if (hint) {
       KeyScope hintScope(r_, "hint");
-      if (hint->tag == "as_bool") s.hint = r_.boolean(hint->value);
-      else s.hint = r_.integer(hint->value);
+      if (hint->tag == "as_bool") s.setHint(r_.boolean(hint->value));
+      else s.setHint(r_.integer(hint->value));
     }
   } else {
     unknownTag("SymInt", m.tag);
@@ -213,7 +213,7 @@ void ExportWriter::symInt(const SymInt &s) {
     w_.endObject();
     return;
   }
-  symExpr(s.expr, s.hint ? "as_int" : nullptr, [&] { w_.integer(*s.hint); });
+  symExpr(s.expr(), s.hint() ? "as_int" : nullptr, [&] { w_.integer(*s.hint()); });
 }
 
 void ExportWriter::symBool(const SymBool &s) {

@@ -306,7 +306,7 @@ TEST_CASE("legacy 2.1 forms: dialect, dict signature, bare-string SymExpr", "[se
   CHECK(ep.signature.outputSpecs[0].arg == Argument::tensor("y"));
   CHECK(ep.verifiers == std::vector<std::string>{"ATEN"});
   CHECK(ep.graph.symIntValues.find("s0")->isExpr);
-  CHECK(ep.graph.symIntValues.find("s0")->expr == "s0");
+  CHECK(ep.graph.symIntValues.find("s0")->expr() == "s0");
 }
 
 TEST_CASE("malformed inputs give one-line errors with JSON pointers", "[serde][export-json]") {

@@ -130,10 +130,42 @@ struct SymFloat {
   bool operator==(const SymFloat &o) const = default;
 };
 
+/// A device: type "cpu" and no index unless set. Both live out of line, made
+/// only for other devices (every TensorMeta holds one; nearly all are cpu).
 struct Device {
-  std::string type = "cpu";
-  std::optional<int64_t> index;
-  bool operator==(const Device &o) const = default;
+  const std::string &type() const { return rec_ ? rec_->type : cpu().type; }
+  const std::optional<int64_t> &index() const { return rec_ ? rec_->index : cpu().index; }
+  void setType(std::string t) {
+    if (rec_ || t != "cpu") mutableRec().type = std::move(t);
+  }
+  void setIndex(std::optional<int64_t> i) {
+    if (rec_ || i) mutableRec().index = i;
+  }
+  bool operator==(const Device &o) const { return type() == o.type() && index() == o.index(); }
+
+  Device() = default;
+  Device(const Device &o) : rec_(o.rec_ ? std::make_unique<Rec>(*o.rec_) : nullptr) {}
+  Device(Device &&o) noexcept = default;
+  Device &operator=(const Device &o) {
+    if (this != &o) rec_ = o.rec_ ? std::make_unique<Rec>(*o.rec_) : nullptr;
+    return *this;
+  }
+  Device &operator=(Device &&o) noexcept = default;
+
+private:
+  struct Rec {
+    std::string type = "cpu";
+    std::optional<int64_t> index;
+  };
+  Rec &mutableRec() {
+    if (!rec_) rec_ = std::make_unique<Rec>();
+    return *rec_;
+  }
+  static const Rec &cpu() {
+    static const Rec kCpu;
+    return kCpu;
+  }
+  std::unique_ptr<Rec> rec_;
 };
 
 /// torch.export Layout enum (serializer numbering): 7 = strided.
@@ -144,10 +176,10 @@ enum : int64_t { kMemoryFormatContiguous = 1, kMemoryFormatChannelsLast = 2,
 
 struct TensorMeta {
   ScalarType dtype = ScalarType::Float;
+  bool requiresGrad = false; // beside dtype: one word for both
   std::vector<SymInt> sizes;
   std::vector<SymInt> strides;
   SymInt storageOffset;
-  bool requiresGrad = false;
   Device device;
   int64_t layout = kLayoutStrided;
   bool operator==(const TensorMeta &o) const = default;

@@ -124,8 +124,8 @@ Argument ExportReader::argument(Element e) {
     break;
   case ArgKind::Device: {
     Device d = device(v);
-    a.name = d.type;
-    a.mutableDeviceIndex() = d.index;
+    a.name = d.type();
+    a.mutableDeviceIndex() = d.index();
     break;
   }
   case ArgKind::Graph: {

@@ -39,10 +39,10 @@ Device ExportReader::device(Element e) {
   Required req("Device", {"type"});
   forEachField(o, [&](std::string_view k, Element v) {
     if (k == "type") {
-      d.type = str(v);
+      d.setType(str(v));
       req.see(0);
     } else if (k == "index") {
-      d.index = optionalInt(v);
+      d.setIndex(optionalInt(v));
     }
   });
   req.check(r_);
@@ -246,7 +246,7 @@ void ExportWriter::tensorMeta(const TensorMeta &m) {
   w_.endArray();
   w_.fieldBool("requires_grad", m.requiresGrad);
   w_.key("device");
-  device(m.device.type, m.device.index);
+  device(m.device.type(), m.device.index());
   w_.key("strides");
   w_.beginArray();
   for (const auto &s : m.strides) symInt(s);

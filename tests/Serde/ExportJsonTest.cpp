@@ -190,7 +190,7 @@ TEST_CASE("omitted optional fields take schema.py defaults", "[serde][export-jso
   CHECK(ep.guardsCode.empty());
   CHECK(!ep.graph.isSingleTensorReturn);
   CHECK(!ep.graph.nodes[0].inputs[0].kind);
-  CHECK(!ep.graph.tensorValues.find("x")->device.index);
+  CHECK(!ep.graph.tensorValues.find("x")->device.index());
   // The writer fills in the full form; reading that back gives the same IR.
   std::string written = writeExportedProgramJson(ep);
   CHECK(written.find(R"("kind": null)") != std::string::npos);

@@ -251,7 +251,7 @@ protected:
   int64_t concrete(const Val &v, const char *what) {
     if (v.k == Val::K::Bool) return v.b;
     if (v.k != Val::K::Int) fail(std::string(what) + " must be an int");
-    if (v.i.isExpr) fail(std::string(what) + " must be a concrete int, not the symbolic size " + v.i.expr);
+    if (v.i.isExpr) fail(std::string(what) + " must be a concrete int, not the symbolic size " + v.i.expr());
     return v.i.value;
   }
   double number(const Val &v) {
@@ -981,7 +981,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
   }
   case ArgKind::Floats: {
     std::vector<Val> l;
-    for (double x : a.floats) l.push_back(Val::real(x));
+    for (double x : a.floats()) l.push_back(Val::real(x));
     v = Val::ofList(std::move(l));
     break;
   }
@@ -994,7 +994,7 @@ Val fromArgument(const Argument &a, const Graph &g) {
       }
       const SymInt *known = g.symIntValues.find(s.name);
       Val e = Val::integer(known ? *known : SymInt::symbol(s.name));
-      e.i.hint.reset();
+      e.i.setHint(std::nullopt);
       e.symName = s.name;
       l.push_back(e);
     }
@@ -1062,7 +1062,7 @@ struct ArgumentBuilder {
         return s;
       }
     }
-    scope.fail("no input tensor has the symbolic size " + v.i.expr + " to read it from");
+    scope.fail("no input tensor has the symbolic size " + v.i.expr() + " to read it from");
   }
 
   /// For view sizes: the one size no tensor provides may be written -1.
@@ -1145,7 +1145,7 @@ struct ArgumentBuilder {
       if (type.isList) {
         Argument a;
         a.kind = ArgKind::Floats;
-        for (const auto &e : v.list) a.floats.push_back(e.k == Val::K::Float ? e.f : double(e.i.value));
+        for (const auto &e : v.list) a.mutableFloats().push_back(e.k == Val::K::Float ? e.f : double(e.i.value));
         return a;
       }
       if (v.k == Val::K::Float) return Argument::real(v.f);
@@ -1642,7 +1642,7 @@ struct Expander {
         for (const auto &e : s.list) {
           if (e.k != Val::K::Int) scope.fail("meta sizes of '" + out.name + "' holds a value that is not an int");
           SymInt size = e.i;
-          size.hint.reset();
+          size.setHint(std::nullopt);
           sizes->push_back(size);
         }
       }
@@ -1722,7 +1722,7 @@ void decomposeWithRules(Program &program, const DecompositionRules &rules, const
     // Nested graphs (cond branches) hold ATen ops too.
     for (Node &n : ep.graph.nodes)
       for (auto &in : n.inputs)
-        if (in.arg.kind == ArgKind::Graph && in.arg.graph) rules.run(*in.arg.graph, keep);
+        if (in.arg.kind == ArgKind::Graph && in.arg.graph()) rules.run(*in.arg.graph(), keep);
   }
 }
 

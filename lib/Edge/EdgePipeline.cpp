@@ -56,8 +56,8 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
       const Node &node = g.nodes[i];
       auto nodeLoc = [&] { return graphLoc + "/nodes/" + std::to_string(i); }; // built only when needed
       for (size_t a = 0; a < node.inputs.size(); ++a)
-        if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-          check(*node.inputs[a].arg.graph, nodeLoc() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
+        if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
+          check(*node.inputs[a].arg.graph(), nodeLoc() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
       auto [slot, unseen] = isEdge.try_emplace(node.target, false);
       if (unseen) slot->second = parseTarget(node.target).dialect == TargetDialect::Edge;
       if (!slot->second) continue;

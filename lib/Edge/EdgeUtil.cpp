@@ -123,7 +123,7 @@ size_t rewriteNodes(Graph &graph,
   // Branches of cond (and other higher-order ops) are decomposed like the method.
   for (Node &node : nodes)
     for (auto &in : node.inputs)
-      if (in.arg.kind == ArgKind::Graph && in.arg.graph) count += rewriteNodes(*in.arg.graph, rewrite);
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph()) count += rewriteNodes(*in.arg.graph(), rewrite);
   return count;
 }
 

@@ -101,7 +101,7 @@ template <typename Fix> void renameNamesIn(Argument &arg, const Fix &fix) {
     for (auto &n : arg.names) fix(n);
     break;
   case ArgKind::NestedTensors:
-    for (auto &l : arg.nestedTensors)
+    for (auto &l : arg.mutableNestedTensors())
       for (auto &n : l) fix(n);
     break;
   case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
@@ -110,7 +110,7 @@ template <typename Fix> void renameNamesIn(Argument &arg, const Fix &fix) {
       if (s.isName) fix(s.name);
     break;
   case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) renameNamesIn(v, fix);
+    for (auto &[k, v] : arg.mutableMapping()) renameNamesIn(v, fix);
     break;
   default:
     break;

@@ -409,11 +409,11 @@ template <typename F> void forEachTensorNameMut(Argument &arg, bool renamable, F
       if (!n.empty()) f(n, renamable);
     break;
   case ArgKind::NestedTensors:
-    for (auto &l : arg.nestedTensors)
+    for (auto &l : arg.mutableNestedTensors())
       for (auto &n : l) f(n, false);
     break;
   case ArgKind::StringToArgument:
-    for (auto &[k, v] : arg.mapping) forEachTensorNameMut(v, false, f);
+    for (auto &[k, v] : arg.mutableMapping()) forEachTensorNameMut(v, false, f);
     break;
   default: break;
   }

@@ -6,7 +6,7 @@ namespace exir::edge {
 
 namespace {
 std::string srepr(const SymInt &s) {
-  return s.isExpr ? s.expr : "Integer(" + std::to_string(s.value) + ")";
+  return s.isExpr ? s.expr() : "Integer(" + std::to_string(s.value) + ")";
 }
 SymInt expr(std::string text) { return SymInt::symbol(std::move(text)); }
 } // namespace
@@ -71,7 +71,7 @@ void setContiguousStrides(TensorMeta &meta) {
 }
 
 bool symEqual(const SymInt &a, const SymInt &b) {
-  return a.isExpr == b.isExpr && (a.isExpr ? a.expr == b.expr : a.value == b.value);
+  return a.isExpr == b.isExpr && (a.isExpr ? a.expr() == b.expr() : a.value == b.value);
 }
 
 } // namespace exir::edge

@@ -235,7 +235,7 @@ private:
       int64_t size = plan::upperBound(s, ep_);
       if (size < 0 || size > INT32_MAX)
         throw Error("tensor '" + valueName + "' has size " + std::to_string(size) + " in dim " + std::to_string(d) +
-                        (s.isExpr ? " (upper bound of " + s.expr + ")" : std::string()) +
+                        (s.isExpr ? " (upper bound of " + s.expr() + ")" : std::string()) +
                         ", outside the 0..2^31-1 a .pte can hold",
                     {}, scope_->path.empty() ? "/methods/" + name_ + "/graph_module/graph/tensor_values/" + valueName
                                              : "/methods/" + name_ + " (subgraph " + scope_->path + ")");
@@ -341,7 +341,7 @@ private:
     case ArgKind::SymInt:
       if (!a.syms.empty() && a.syms[0].isName) return valueOf(a.syms[0].name);
       return push(pte::Int{a.syms.empty() ? 0 : a.syms[0].intValue});
-    case ArgKind::Floats: return push(pte::DoubleList{a.floats});
+    case ArgKind::Floats: return push(pte::DoubleList{a.floats()});
     case ArgKind::Bools: {
       pte::BoolList list;
       for (int64_t v : a.ints) list.items.push_back(v != 0);
@@ -562,9 +562,9 @@ private:
   }
 
   void emitBranch(const Argument &branch, const std::vector<int32_t> &operands, const std::vector<int32_t> &outIds) {
-    const Graph &g = *branch.graph;
-    Scope sub(g, scopedValueName(scope_->path, branch.graphName));
-    if (g.inputs.size() != operands.size()) throw Error("cond branch '" + branch.graphName + "' takes a different number of operands");
+    const Graph &g = *branch.graph();
+    Scope sub(g, scopedValueName(scope_->path, branch.graphName()));
+    if (g.inputs.size() != operands.size()) throw Error("cond branch '" + branch.graphName() + "' takes a different number of operands");
     for (size_t k = 0; k < g.inputs.size(); ++k) {
       const Argument &in = g.inputs[k];
       if (in.kind == ArgKind::Tensor) sub.ids.set(in.name, operands[k]);
@@ -581,7 +581,7 @@ private:
         throw;
       }
     }
-    if (g.outputs.size() != outIds.size()) throw Error("cond branch '" + branch.graphName + "' returns a different number of values");
+    if (g.outputs.size() != outIds.size()) throw Error("cond branch '" + branch.graphName() + "' returns a different number of values");
     for (size_t k = 0; k < g.outputs.size(); ++k) {
       const Argument &o = g.outputs[k];
       if (o.kind != ArgKind::Tensor) throw Error(std::string("cond branch output of kind ") + argKindTag(o.kind) + " cannot be emitted");

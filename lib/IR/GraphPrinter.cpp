@@ -154,7 +154,7 @@ std::string exprText(const std::string &expr) {
   return expr;
 }
 
-std::string symIntText(const SymInt &s) { return s.isExpr ? exprText(s.expr) : std::to_string(s.value); }
+std::string symIntText(const SymInt &s) { return s.isExpr ? exprText(s.expr()) : std::to_string(s.value); }
 
 std::string tensorAnnotation(const TensorMeta &meta) {
   std::string out = std::string(shortName(meta.dtype)) + "[";
@@ -204,7 +204,7 @@ std::string argumentText(const Argument &a) {
   case ArgKind::Int: return std::to_string(a.intValue);
   case ArgKind::Ints: return listText(a.ints, [](int64_t v) { return std::to_string(v); });
   case ArgKind::Float: return pyFloat(a.floatValue);
-  case ArgKind::Floats: return listText(a.floats, pyFloat);
+  case ArgKind::Floats: return listText(a.floats(), pyFloat);
   case ArgKind::String: return pyString(a.name);
   case ArgKind::Strings: return listText(a.names, pyString);
   case ArgKind::Bool: return a.intValue ? "True" : "False";
@@ -217,24 +217,24 @@ std::string argumentText(const Argument &a) {
   case ArgKind::MemoryFormat: return memoryFormatName(a.intValue);
   case ArgKind::Layout: return a.intValue == kLayoutStrided ? "torch.strided" : "torch.layout(" + std::to_string(a.intValue) + ")";
   case ArgKind::Device:
-    return "device(type=" + pyString(a.name) + (a.deviceIndex ? ", index=" + std::to_string(*a.deviceIndex) : "") + ")";
-  case ArgKind::Graph: return a.graphName;
+    return "device(type=" + pyString(a.name) + (a.deviceIndex() ? ", index=" + std::to_string(*a.deviceIndex()) : "") + ")";
+  case ArgKind::Graph: return a.graphName();
   case ArgKind::CustomObj: return a.name;
   case ArgKind::Operator: return a.name;
-  case ArgKind::Complex: return "(" + pyFloat(a.floatValue) + "+" + pyFloat(a.imagValue) + "j)";
+  case ArgKind::Complex: return "(" + pyFloat(a.floatValue) + "+" + pyFloat(a.imagValue()) + "j)";
   case ArgKind::IntLists:
-    return listText(a.intLists, [](const std::vector<int64_t> &l) {
+    return listText(a.intLists(), [](const std::vector<int64_t> &l) {
       return listText(l, [](int64_t v) { return std::to_string(v); });
     });
   case ArgKind::NestedTensors:
-    return listText(a.nestedTensors, [](const std::vector<std::string> &l) {
+    return listText(a.nestedTensors(), [](const std::vector<std::string> &l) {
       return listText(l, [](const std::string &n) { return n; });
     });
   case ArgKind::StringToArgument: {
     std::string out = "{";
-    for (size_t i = 0; i < a.mapping.size(); ++i) {
+    for (size_t i = 0; i < a.mapping().size(); ++i) {
       if (i) out += ", ";
-      out += pyString(a.mapping[i].first) + ": " + argumentText(a.mapping[i].second);
+      out += pyString(a.mapping()[i].first) + ": " + argumentText(a.mapping()[i].second);
     }
     return out + "}";
   }
@@ -346,7 +346,7 @@ std::string specArgText(const Argument &a) {
   switch (a.kind) {
   case ArgKind::Tensor: return "TensorArgument(name=" + pyString(a.name) + ")";
   case ArgKind::SymInt: return "SymIntArgument(name=" + pyString(a.syms.empty() ? "" : a.syms[0].name) + ")";
-  case ArgKind::CustomObj: return "CustomObjArgument(name=" + pyString(a.name) + ", class_fqn=" + pyString(a.classFqn) + ")";
+  case ArgKind::CustomObj: return "CustomObjArgument(name=" + pyString(a.name) + ", class_fqn=" + pyString(a.classFqn()) + ")";
   default: return "ConstantArgument(name='', value=" + argumentText(a) + ")";
   }
 }
@@ -529,10 +529,10 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
   std::string classIndent = indent.size() >= 4 ? indent.substr(4) : indent;
   for (const Node &node : graph.nodes)
     for (const auto &in : node.inputs) {
-      if (in.arg.kind != ArgKind::Graph || !in.arg.graph) continue;
-      const Graph &sub = *in.arg.graph;
-      std::string subPath = scopedValueName(path, in.arg.graphName);
-      os << "\n" << classIndent << "class " << in.arg.graphName << "(torch.nn.Module):\n";
+      if (in.arg.kind != ArgKind::Graph || !in.arg.graph()) continue;
+      const Graph &sub = *in.arg.graph();
+      std::string subPath = scopedValueName(path, in.arg.graphName());
+      os << "\n" << classIndent << "class " << in.arg.graphName() << "(torch.nn.Module):\n";
       os << classIndent << "    def forward(self";
       for (const auto &a : sub.inputs) {
         std::vector<std::string> names;

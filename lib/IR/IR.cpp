@@ -195,11 +195,11 @@ void Argument::collectTensorNames(std::vector<std::string> &out) const {
       if (!n.empty()) out.push_back(n);
     break;
   case ArgKind::NestedTensors:
-    for (const auto &l : nestedTensors)
+    for (const auto &l : nestedTensors())
       for (const auto &n : l) out.push_back(n);
     break;
   case ArgKind::StringToArgument:
-    for (const auto &[k, v] : mapping) v.collectTensorNames(out);
+    for (const auto &[k, v] : mapping()) v.collectTensorNames(out);
     break;
   default:
     break;
@@ -220,14 +220,24 @@ void Argument::collectValueNames(std::vector<std::string> &out) const {
 }
 
 bool Argument::operator==(const Argument &o) const {
-  if (kind != o.kind || intValue != o.intValue || floatValue != o.floatValue ||
-      imagValue != o.imagValue || name != o.name || classFqn != o.classFqn ||
-      deviceIndex != o.deviceIndex || ints != o.ints || floats != o.floats || names != o.names ||
-      syms != o.syms || intLists != o.intLists || nestedTensors != o.nestedTensors ||
+  if (kind != o.kind || intValue != o.intValue || floatValue != o.floatValue || name != o.name ||
+      ints != o.ints || names != o.names || syms != o.syms)
+    return false;
+  return rare_ == o.rare_ || rare() == o.rare();
+}
+
+bool ArgumentRare::operator==(const ArgumentRare &o) const {
+  if (imagValue != o.imagValue || classFqn != o.classFqn || deviceIndex != o.deviceIndex ||
+      floats != o.floats || intLists != o.intLists || nestedTensors != o.nestedTensors ||
       mapping != o.mapping || graphName != o.graphName)
     return false;
   if (!graph || !o.graph) return !graph && !o.graph;
   return *graph == *o.graph;
+}
+
+const ArgumentRare &ArgumentRare::empty() {
+  static const ArgumentRare kEmpty;
+  return kEmpty;
 }
 
 const NamedArgument *Node::input(const std::string &argName) const {
@@ -463,10 +473,10 @@ namespace {
 template <typename G, typename F> void walkSubgraphs(G &graph, const F &fn, const std::string &prefix) {
   for (auto &node : graph.nodes)
     for (auto &in : node.inputs)
-      if (in.arg.kind == ArgKind::Graph && in.arg.graph) {
-        std::string path = prefix.empty() ? in.arg.graphName : prefix + "/" + in.arg.graphName;
-        fn(*in.arg.graph, path);
-        walkSubgraphs(*in.arg.graph, fn, path);
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph()) {
+        std::string path = prefix.empty() ? in.arg.graphName() : prefix + "/" + in.arg.graphName();
+        fn(*in.arg.graph(), path);
+        walkSubgraphs(*in.arg.graph(), fn, path);
       }
 }
 } // namespace

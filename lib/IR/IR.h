@@ -67,13 +67,51 @@ int64_t scalarTypeToSerialized(ScalarType t);
 struct SymInt {
   bool isExpr = false;
   int64_t value = 0;         // as_int
-  std::string expr;          // as_expr.expr_str
-  std::optional<int64_t> hint; // as_expr.hint (as_int hint only)
-  static SymInt of(int64_t v) { SymInt s; s.value = v; return s; }
-  static SymInt symbol(std::string e) { SymInt s; s.isExpr = true; s.expr = std::move(e); return s; }
-  bool operator==(const SymInt &o) const {
-    return isExpr == o.isExpr && value == o.value && expr == o.expr && hint == o.hint;
+  // as_expr.expr_str and as_expr.hint (as_int hint only) live out of line, made
+  // only for symbolic dims: a program holds ~5 SymInts per tensor value, nearly
+  // all concrete. Absent reads as "" and nullopt.
+  const std::string &expr() const { return expr_ ? expr_->expr : emptyExpr().expr; }
+  const std::optional<int64_t> &hint() const { return expr_ ? expr_->hint : emptyExpr().hint; }
+  void setExpr(std::string e) {
+    if (expr_ || !e.empty()) mutableExpr().expr = std::move(e);
   }
+  void setHint(std::optional<int64_t> h) {
+    if (expr_ || h) mutableExpr().hint = h;
+  }
+  static SymInt of(int64_t v) { SymInt s; s.value = v; return s; }
+  static SymInt symbol(std::string e) { SymInt s; s.isExpr = true; s.setExpr(std::move(e)); return s; }
+  bool operator==(const SymInt &o) const {
+    return isExpr == o.isExpr && value == o.value && expr() == o.expr() && hint() == o.hint();
+  }
+
+  SymInt() = default;
+  SymInt(const SymInt &o)
+      : isExpr(o.isExpr), value(o.value), expr_(o.expr_ ? std::make_unique<Expr>(*o.expr_) : nullptr) {}
+  SymInt(SymInt &&o) noexcept = default;
+  SymInt &operator=(const SymInt &o) {
+    if (this != &o) {
+      isExpr = o.isExpr;
+      value = o.value;
+      expr_ = o.expr_ ? std::make_unique<Expr>(*o.expr_) : nullptr;
+    }
+    return *this;
+  }
+  SymInt &operator=(SymInt &&o) noexcept = default;
+
+private:
+  struct Expr {
+    std::string expr;
+    std::optional<int64_t> hint;
+  };
+  Expr &mutableExpr() {
+    if (!expr_) expr_ = std::make_unique<Expr>();
+    return *expr_;
+  }
+  static const Expr &emptyExpr() {
+    static const Expr kEmpty;
+    return kEmpty;
+  }
+  std::unique_ptr<Expr> expr_;
 };
 
 /// SymBool / SymFloat unions (as_expr or a concrete value).
@@ -92,10 +130,42 @@ struct SymFloat {
   bool operator==(const SymFloat &o) const = default;
 };
 
+/// A device: type "cpu" and no index unless set. Both live out of line, made
+/// only for other devices (every TensorMeta holds one; nearly all are cpu).
 struct Device {
-  std::string type = "cpu";
-  std::optional<int64_t> index;
-  bool operator==(const Device &o) const = default;
+  const std::string &type() const { return rec_ ? rec_->type : cpu().type; }
+  const std::optional<int64_t> &index() const { return rec_ ? rec_->index : cpu().index; }
+  void setType(std::string t) {
+    if (rec_ || t != "cpu") mutableRec().type = std::move(t);
+  }
+  void setIndex(std::optional<int64_t> i) {
+    if (rec_ || i) mutableRec().index = i;
+  }
+  bool operator==(const Device &o) const { return type() == o.type() && index() == o.index(); }
+
+  Device() = default;
+  Device(const Device &o) : rec_(o.rec_ ? std::make_unique<Rec>(*o.rec_) : nullptr) {}
+  Device(Device &&o) noexcept = default;
+  Device &operator=(const Device &o) {
+    if (this != &o) rec_ = o.rec_ ? std::make_unique<Rec>(*o.rec_) : nullptr;
+    return *this;
+  }
+  Device &operator=(Device &&o) noexcept = default;
+
+private:
+  struct Rec {
+    std::string type = "cpu";
+    std::optional<int64_t> index;
+  };
+  Rec &mutableRec() {
+    if (!rec_) rec_ = std::make_unique<Rec>();
+    return *rec_;
+  }
+  static const Rec &cpu() {
+    static const Rec kCpu;
+    return kCpu;
+  }
+  std::unique_ptr<Rec> rec_;
 };
 
 /// torch.export Layout enum (serializer numbering): 7 = strided.
@@ -106,10 +176,10 @@ enum : int64_t { kMemoryFormatContiguous = 1, kMemoryFormatChannelsLast = 2,
 
 struct TensorMeta {
   ScalarType dtype = ScalarType::Float;
+  bool requiresGrad = false; // beside dtype: one word for both
   std::vector<SymInt> sizes;
   std::vector<SymInt> strides;
   SymInt storageOffset;
-  bool requiresGrad = false;
   Device device;
   int64_t layout = kLayoutStrided;
   bool operator==(const TensorMeta &o) const = default;
@@ -153,32 +223,53 @@ struct SymArg {
   bool operator==(const SymArg &o) const = default;
 };
 
+struct ArgumentRare;
+
 struct Argument {
   ArgKind kind = ArgKind::None;
   // Scalars: Int, Bool (0/1), ScalarType (c10 numbering), MemoryFormat, Layout.
   int64_t intValue = 0;
-  // Float; Complex uses floatValue (real) and imagValue.
-  double floatValue = 0, imagValue = 0;
+  // Float; Complex uses floatValue (real) and imagValue().
+  double floatValue = 0;
   // Tensor / OptionalTensor (empty = None) name, String, Operator, CustomObj name,
   // Device type.
   std::string name;
-  // CustomObj class_fqn.
-  std::string classFqn;
-  std::optional<int64_t> deviceIndex;
   std::vector<int64_t> ints;                 // Ints, Bools (0/1)
-  std::vector<double> floats;                // Floats
   std::vector<std::string> names;            // Tensors, Strings, OptionalTensors ("" = None)
   std::vector<SymArg> syms;                  // SymInt/SymBool/SymFloat (1 element) and lists
-  std::vector<std::vector<int64_t>> intLists;            // IntLists
-  std::vector<std::vector<std::string>> nestedTensors;   // NestedTensors
-  std::vector<std::pair<std::string, Argument>> mapping; // StringToArgument
-  std::shared_ptr<Graph> graph;              // Graph (GraphArgument.graph)
-  std::string graphName;                     // Graph (GraphArgument.name)
 
-  // Declared here, defaulted after the class: clang 14 with libstdc++ 12 in
-  // C++20 cannot define it inside the class (pair<string, Argument> in
-  // `mapping` is then still incomplete), which the fuzz build needs.
+  // The rare payloads live in one side record (ArgumentRare, below) so the
+  // common kinds stay small: a program holds ~3.5 Arguments per node. Const
+  // access of an absent record reads empty values; the mutable*() accessors
+  // create the record.
+  double imagValue() const;                                        // Complex
+  const std::string &classFqn() const;                             // CustomObj class_fqn
+  const std::optional<int64_t> &deviceIndex() const;               // Device
+  const std::vector<double> &floats() const;                       // Floats
+  const std::vector<std::vector<int64_t>> &intLists() const;       // IntLists
+  const std::vector<std::vector<std::string>> &nestedTensors() const; // NestedTensors
+  const std::vector<std::pair<std::string, Argument>> &mapping() const; // StringToArgument
+  const std::shared_ptr<Graph> &graph() const;                     // Graph (GraphArgument.graph)
+  const std::string &graphName() const;                            // Graph (GraphArgument.name)
+  double &mutableImagValue();
+  std::string &mutableClassFqn();
+  std::optional<int64_t> &mutableDeviceIndex();
+  std::vector<double> &mutableFloats();
+  std::vector<std::vector<int64_t>> &mutableIntLists();
+  std::vector<std::vector<std::string>> &mutableNestedTensors();
+  std::vector<std::pair<std::string, Argument>> &mutableMapping();
+  std::shared_ptr<Graph> &mutableGraph();
+  std::string &mutableGraphName();
+
+  // Declared here, defined after ArgumentRare (which holds Arguments in
+  // `mapping`): clang 14 with libstdc++ 12 in C++20, which the fuzz build
+  // needs, rejects the incomplete-type patterns otherwise.
   Argument();
+  Argument(const Argument &o);
+  Argument(Argument &&o) noexcept;
+  Argument &operator=(const Argument &o);
+  Argument &operator=(Argument &&o) noexcept;
+  ~Argument();
   // Constructors for the common cases.
   static Argument none() { return {}; }
   static Argument tensor(std::string n) { Argument a; a.kind = ArgKind::Tensor; a.name = std::move(n); return a; }
@@ -196,9 +287,77 @@ struct Argument {
   void collectTensorNames(std::vector<std::string> &out) const;
   /// Tensor names plus the names of symbolic values (SymInt/SymBool/SymFloat references).
   void collectValueNames(std::vector<std::string> &out) const;
+  /// An absent side record equals one holding empty values.
   bool operator==(const Argument &o) const;
+
+private:
+  const ArgumentRare &rare() const;
+  ArgumentRare &mutableRare();
+  std::unique_ptr<ArgumentRare> rare_;
 };
+
+/// The rare payloads of an Argument.
+struct ArgumentRare {
+  double imagValue = 0;
+  std::string classFqn;
+  std::optional<int64_t> deviceIndex;
+  std::vector<double> floats;
+  std::vector<std::vector<int64_t>> intLists;
+  std::vector<std::vector<std::string>> nestedTensors;
+  std::vector<std::pair<std::string, Argument>> mapping;
+  std::shared_ptr<Graph> graph;
+  std::string graphName;
+  bool operator==(const ArgumentRare &o) const;
+  /// The shared record that const access of an absent one reads.
+  static const ArgumentRare &empty();
+};
+
 inline Argument::Argument() = default;
+inline Argument::Argument(const Argument &o)
+    : kind(o.kind), intValue(o.intValue), floatValue(o.floatValue), name(o.name), ints(o.ints),
+      names(o.names), syms(o.syms),
+      rare_(o.rare_ ? std::make_unique<ArgumentRare>(*o.rare_) : nullptr) {}
+inline Argument::Argument(Argument &&o) noexcept = default;
+inline Argument &Argument::operator=(const Argument &o) {
+  if (this != &o) {
+    // The copy of o's record is made before ours (which may hold o) goes.
+    std::unique_ptr<ArgumentRare> r = o.rare_ ? std::make_unique<ArgumentRare>(*o.rare_) : nullptr;
+    kind = o.kind;
+    intValue = o.intValue;
+    floatValue = o.floatValue;
+    name = o.name;
+    ints = o.ints;
+    names = o.names;
+    syms = o.syms;
+    rare_ = std::move(r);
+  }
+  return *this;
+}
+inline Argument &Argument::operator=(Argument &&o) noexcept = default;
+inline Argument::~Argument() = default;
+inline const ArgumentRare &Argument::rare() const { return rare_ ? *rare_ : ArgumentRare::empty(); }
+inline ArgumentRare &Argument::mutableRare() {
+  if (!rare_) rare_ = std::make_unique<ArgumentRare>();
+  return *rare_;
+}
+inline double Argument::imagValue() const { return rare().imagValue; }
+inline const std::string &Argument::classFqn() const { return rare().classFqn; }
+inline const std::optional<int64_t> &Argument::deviceIndex() const { return rare().deviceIndex; }
+inline const std::vector<double> &Argument::floats() const { return rare().floats; }
+inline const std::vector<std::vector<int64_t>> &Argument::intLists() const { return rare().intLists; }
+inline const std::vector<std::vector<std::string>> &Argument::nestedTensors() const { return rare().nestedTensors; }
+inline const std::vector<std::pair<std::string, Argument>> &Argument::mapping() const { return rare().mapping; }
+inline const std::shared_ptr<Graph> &Argument::graph() const { return rare().graph; }
+inline const std::string &Argument::graphName() const { return rare().graphName; }
+inline double &Argument::mutableImagValue() { return mutableRare().imagValue; }
+inline std::string &Argument::mutableClassFqn() { return mutableRare().classFqn; }
+inline std::optional<int64_t> &Argument::mutableDeviceIndex() { return mutableRare().deviceIndex; }
+inline std::vector<double> &Argument::mutableFloats() { return mutableRare().floats; }
+inline std::vector<std::vector<int64_t>> &Argument::mutableIntLists() { return mutableRare().intLists; }
+inline std::vector<std::vector<std::string>> &Argument::mutableNestedTensors() { return mutableRare().nestedTensors; }
+inline std::vector<std::pair<std::string, Argument>> &Argument::mutableMapping() { return mutableRare().mapping; }
+inline std::shared_ptr<Graph> &Argument::mutableGraph() { return mutableRare().graph; }
+inline std::string &Argument::mutableGraphName() { return mutableRare().graphName; }
 
 enum class ArgumentPassing : uint8_t { Unknown = 0, Positional = 1, Keyword = 2 };
 

@@ -33,11 +33,11 @@ template <typename F> void forEachTensorName(const Argument &arg, F &&f) {
       if (!n.empty()) f(n);
     break;
   case ArgKind::NestedTensors:
-    for (const auto &l : arg.nestedTensors)
+    for (const auto &l : arg.nestedTensors())
       for (const auto &n : l) f(n);
     break;
   case ArgKind::StringToArgument:
-    for (const auto &[k, v] : arg.mapping) forEachTensorName(v, f);
+    for (const auto &[k, v] : arg.mapping()) forEachTensorName(v, f);
     break;
   default: break;
   }

@@ -51,13 +51,13 @@ void verifyCond(const Node &node, const std::string &where) {
   size_t operands = node.inputs[3].arg.names.size();
   for (size_t k : {size_t(1), size_t(2)}) {
     const Argument &branch = node.inputs[k].arg;
-    if (!branch.graph) throw Error("cond branch '" + branch.graphName + "' has no graph", {}, where);
-    if (branch.graph->inputs.size() != operands)
-      throw Error("cond branch '" + branch.graphName + "' takes " + std::to_string(branch.graph->inputs.size()) +
+    if (!branch.graph()) throw Error("cond branch '" + branch.graphName() + "' has no graph", {}, where);
+    if (branch.graph()->inputs.size() != operands)
+      throw Error("cond branch '" + branch.graphName() + "' takes " + std::to_string(branch.graph()->inputs.size()) +
                       " inputs but cond passes " + std::to_string(operands) + " operands",
                   {}, subgraphLocation(where, k) + "/inputs");
-    if (branch.graph->outputs.size() != node.outputs.size())
-      throw Error("cond branch '" + branch.graphName + "' returns " + std::to_string(branch.graph->outputs.size()) +
+    if (branch.graph()->outputs.size() != node.outputs.size())
+      throw Error("cond branch '" + branch.graphName() + "' returns " + std::to_string(branch.graph()->outputs.size()) +
                       " values but the cond node has " + std::to_string(node.outputs.size()) + " outputs",
                   {}, subgraphLocation(where, k) + "/outputs");
   }
@@ -78,7 +78,7 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
                   {}, whereOf() + "/sizes/" + std::to_string(d));
     if (!checkedMul<int64_t>(bytes, s.value)) {
       std::string shape;
-      for (const auto &t : meta.sizes) shape += (shape.empty() ? "" : ", ") + (t.isExpr ? t.expr : std::to_string(t.value));
+      for (const auto &t : meta.sizes) shape += (shape.empty() ? "" : ", ") + (t.isExpr ? t.expr() : std::to_string(t.value));
       throw Error("tensor '" + name + "' of sizes [" + shape + "] and " + std::to_string(elementSize(meta.dtype)) +
                       "-byte elements is larger than 2^63-1 bytes",
                   {}, whereOf() + "/sizes");
@@ -144,8 +144,8 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
     if (node.target.empty()) throw Error("node has an empty target", {}, where());
     // A subgraph has its own values: its inputs are bound to the node's operands.
     for (size_t a = 0; a < node.inputs.size(); ++a)
-      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        verifyGraph(*node.inputs[a].arg.graph, subgraphLocation(where(), a), requireMeta);
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
+        verifyGraph(*node.inputs[a].arg.graph(), subgraphLocation(where(), a), requireMeta);
     if (node.target == "torch.ops.higher_order.cond") verifyCond(node, where());
     for (size_t a = 0; a < node.inputs.size(); ++a)
       forEachValueName(node.inputs[a].arg, [&](const std::string &u) {
@@ -194,8 +194,8 @@ void verifyStageRules(const Graph &graph, const std::string &graphLoc, Stage sta
     const Node &node = graph.nodes[i];
     auto where = [&] { return nodeLocation(graphLoc, i, node); }; // built only for an error
     for (size_t a = 0; a < node.inputs.size(); ++a)
-      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        verifyStageRules(*node.inputs[a].arg.graph, subgraphLocation(where(), a), stage);
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
+        verifyStageRules(*node.inputs[a].arg.graph(), subgraphLocation(where(), a), stage);
     if (passesStageRulesUnparsed(node.target, stage)) continue;
     OpTarget t = parseTarget(node.target);
     switch (stage) {

@@ -570,7 +570,7 @@ Argument defaultToArgument(const SchemaArgument &arg) {
       if (isFloatBase()) {
         Argument a;
         a.kind = ArgKind::Floats;
-        a.floats.assign(listLength(), double(d.intValue));
+        a.mutableFloats().assign(listLength(), double(d.intValue));
         return a;
       }
       if (t.base != SchemaBaseType::Int && t.base != SchemaBaseType::SymInt) throw bad();
@@ -587,7 +587,7 @@ Argument defaultToArgument(const SchemaArgument &arg) {
     if (t.isList && isFloatBase()) {
       Argument a;
       a.kind = ArgKind::Floats;
-      a.floats.assign(listLength(), d.floatValue);
+      a.mutableFloats().assign(listLength(), d.floatValue);
       return a;
     }
     if (t.isList || !(isFloatBase() || t.base == SchemaBaseType::Scalar)) throw bad();
@@ -600,7 +600,7 @@ Argument defaultToArgument(const SchemaArgument &arg) {
     if (isFloatBase()) {
       Argument a;
       a.kind = ArgKind::Floats;
-      for (int64_t v : d.ints) a.floats.push_back(double(v));
+      for (int64_t v : d.ints) a.mutableFloats().push_back(double(v));
       return a;
     }
     if (t.base == SchemaBaseType::Bool) {
@@ -619,7 +619,7 @@ Argument defaultToArgument(const SchemaArgument &arg) {
     if (!t.isList || !isFloatBase()) throw bad();
     Argument a;
     a.kind = ArgKind::Floats;
-    a.floats = d.floats;
+    a.mutableFloats() = d.floats;
     return a;
   }
   case SchemaDefault::Kind::BoolList: {

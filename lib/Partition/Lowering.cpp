@@ -348,7 +348,7 @@ PreprocessResult runPreprocess(const Backend &backend, const ExportedProgram &su
 std::string metaText(const TensorMeta &m) {
   std::string out = std::string(shortName(m.dtype)) + "[";
   for (size_t i = 0; i < m.sizes.size(); ++i)
-    out += (i ? ", " : "") + (m.sizes[i].isExpr ? m.sizes[i].expr : std::to_string(m.sizes[i].value));
+    out += (i ? ", " : "") + (m.sizes[i].isExpr ? m.sizes[i].expr() : std::to_string(m.sizes[i].value));
   return out + "]";
 }
 

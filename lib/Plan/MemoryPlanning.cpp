@@ -266,7 +266,7 @@ SubgraphsByNode subgraphsByNode(const Graph &g, const std::string &path) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     std::vector<std::pair<const Graph *, std::string>> subs;
     for (const auto &in : g.nodes[i].inputs)
-      if (in.arg.kind == ArgKind::Graph && in.arg.graph) subs.emplace_back(in.arg.graph.get(), scopedValueName(path, in.arg.graphName));
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph()) subs.emplace_back(in.arg.graph().get(), scopedValueName(path, in.arg.graphName()));
     if (!subs.empty()) out.emplace_back(i, std::move(subs));
   }
   return out;

@@ -23,7 +23,7 @@ bool isUnbackedSymbol(const std::string &name) {
 /// The symbol a size is, when it is a bare symbol ("u0" or "Symbol('u0', integer=True)").
 std::optional<std::string> bareSymbol(const SymInt &size) {
   if (!size.isExpr) return std::nullopt;
-  const std::string &e = size.expr;
+  const std::string &e = size.expr();
   if (e.rfind("Symbol(", 0) == 0) {
     auto q = e.find_first_of("'\"");
     if (q == std::string::npos) return std::nullopt;
@@ -154,7 +154,7 @@ struct BoundParser {
 
 int64_t upperBound(const SymInt &size, const ExportedProgram &ep) {
   if (!size.isExpr) return size.value;
-  BoundParser parser{size.expr, ep};
+  BoundParser parser{size.expr(), ep};
   return parser.expr().second;
 }
 

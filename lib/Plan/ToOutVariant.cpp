@@ -102,8 +102,8 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
     // Control flow: the branches are converted like the method (upstream recurses
     // into cond / map bodies); the node itself stays.
     for (size_t a = 0; a < node.inputs.size(); ++a)
-      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph)
-        convertGraph(*node.inputs[a].arg.graph, ep, where() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
+        convertGraph(*node.inputs[a].arg.graph(), ep, where() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
     auto found = conversions.find(node.target);
     if (found == conversions.end())
       found = conversions

@@ -238,7 +238,7 @@ private:
         if ((!s.isExpr && in.sizes[d] != s.value) || (s.isExpr && bound && in.sizes[d] > *bound))
           throw Error("input '" + arg.name + "' has size " + std::to_string(in.sizes[d]) + " in dim " + std::to_string(d) +
                       (s.isExpr ? "; the upper bound is " : "; the method takes ") + std::to_string(*bound));
-        if (s.isExpr && isIdentifier(s.expr)) env_[s.expr] = std::make_shared<Value>(Value::of(in.sizes[d]));
+        if (s.isExpr && isIdentifier(s.expr())) env_[s.expr()] = std::make_shared<Value>(Value::of(in.sizes[d]));
       }
     }
     if (plan_ && plan_->allocations.contains(arg.name)) {
@@ -366,7 +366,7 @@ private:
       if (a.syms.empty()) throw Error("symbolic argument without a value");
       if (a.syms[0].isName) return lookup(a.syms[0].name);
       return make(symValue(a.syms[0], a.kind));
-    case ArgKind::Floats: { Value v; v.v = a.floats; return make(std::move(v)); }
+    case ArgKind::Floats: { Value v; v.v = a.floats(); return make(std::move(v)); }
     case ArgKind::Bools: {
       std::vector<bool> bools;
       for (int64_t b : a.ints) bools.push_back(b != 0);
@@ -604,7 +604,7 @@ private:
       throw Error("cond takes (pred, true_graph, false_graph, operands)");
     bool pred = scalarTruth(*toValue(node.inputs[0].arg, nullptr), "cond's predicate");
     const Argument &branch = node.inputs[pred ? 1 : 2].arg;
-    if (!branch.graph) throw Error("cond branch '" + branch.graphName + "' has no graph");
+    if (!branch.graph()) throw Error("cond branch '" + branch.graphName() + "' has no graph");
     std::vector<Value> operands;
     const Argument &ops = node.inputs[3].arg;
     if (ops.kind == ArgKind::Tensors) {
@@ -612,8 +612,8 @@ private:
     } else {
       operands.push_back(*toValue(ops, nullptr));
     }
-    GraphRun sub(program_, ep_, *branch.graph, nullptr, options_, nullptr,
-                 where_ + "/" + (branch.graphName.empty() ? std::string(pred ? "true_graph" : "false_graph") : branch.graphName));
+    GraphRun sub(program_, ep_, *branch.graph(), nullptr, options_, nullptr,
+                 where_ + "/" + (branch.graphName().empty() ? std::string(pred ? "true_graph" : "false_graph") : branch.graphName()));
     sub.bindInputs(operands, true);
     sub.runNodes();
     std::vector<Value> results = sub.outputs(false);
@@ -679,7 +679,7 @@ public:
             try {
               size = plan::upperBound(s, ep);
             } catch (const Error &) {
-              size = s.hint.value_or(1);
+              size = s.hint().value_or(1);
             }
           }
           info.sizes.push_back(size);

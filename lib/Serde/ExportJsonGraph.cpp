@@ -91,7 +91,7 @@ Argument ExportReader::argument(Element e) {
     a.floatValue = r_.real(v);
     break;
   case ArgKind::Floats:
-    forEach(r_.array(v), [&](Element item) { a.floats.push_back(r_.real(item)); });
+    forEach(r_.array(v), [&](Element item) { a.mutableFloats().push_back(r_.real(item)); });
     break;
   case ArgKind::String:
   case ArgKind::Operator:
@@ -125,8 +125,8 @@ Argument ExportReader::argument(Element e) {
     break;
   case ArgKind::Device: {
     Device d = device(v);
-    a.name = d.type;
-    a.deviceIndex = d.index;
+    a.name = d.type();
+    a.mutableDeviceIndex() = d.index();
     break;
   }
   case ArgKind::Graph: {
@@ -134,10 +134,10 @@ Argument ExportReader::argument(Element e) {
     Required req("GraphArgument", {"name", "graph"});
     forEachField(o, [&](std::string_view k, Element f) {
       if (k == "name") {
-        a.graphName = str(f);
+        a.mutableGraphName() = str(f);
         req.see(0);
       } else if (k == "graph") {
-        a.graph = std::make_shared<Graph>(graph(f));
+        a.mutableGraph() = std::make_shared<Graph>(graph(f));
         req.see(1);
       }
     });
@@ -153,7 +153,7 @@ Argument ExportReader::argument(Element e) {
   case ArgKind::CustomObj: {
     CustomObjValue c = customObj(v);
     a.name = c.name;
-    a.classFqn = c.classFqn;
+    a.mutableClassFqn() = c.classFqn;
     break;
   }
   case ArgKind::Complex: {
@@ -164,7 +164,7 @@ Argument ExportReader::argument(Element e) {
         a.floatValue = r_.real(f);
         req.see(0);
       } else if (k == "imag") {
-        a.imagValue = r_.real(f);
+        a.mutableImagValue() = r_.real(f);
         req.see(1);
       }
     });
@@ -172,18 +172,18 @@ Argument ExportReader::argument(Element e) {
     break;
   }
   case ArgKind::IntLists:
-    forEach(r_.array(v), [&](Element item) { a.intLists.push_back(ints(item)); });
+    forEach(r_.array(v), [&](Element item) { a.mutableIntLists().push_back(ints(item)); });
     break;
   case ArgKind::StringToArgument:
     forEachField(r_.object(v), [&](std::string_view k, Element f) {
-      a.mapping.emplace_back(std::string(k), argument(f));
+      a.mutableMapping().emplace_back(std::string(k), argument(f));
     });
     break;
   case ArgKind::NestedTensors:
     forEach(r_.array(v), [&](Element item) {
       std::vector<std::string> names;
       forEach(r_.array(item), [&](Element t) { names.push_back(tensorArgumentName(t)); });
-      a.nestedTensors.push_back(std::move(names));
+      a.mutableNestedTensors().push_back(std::move(names));
     });
     break;
   }
@@ -358,7 +358,7 @@ void ExportWriter::argument(const Argument &a) {
   case ArgKind::Float: w_.real(a.floatValue); break;
   case ArgKind::Floats:
     w_.beginArray();
-    for (double v : a.floats) w_.real(v);
+    for (double v : a.floats()) w_.real(v);
     w_.endArray();
     break;
   case ArgKind::String:
@@ -385,13 +385,13 @@ void ExportWriter::argument(const Argument &a) {
   case ArgKind::ScalarType:
     w_.integer(scalarTypeToSerialized(static_cast<ScalarType>(a.intValue)));
     break;
-  case ArgKind::Device: device(a.name, a.deviceIndex); break;
+  case ArgKind::Device: device(a.name, a.deviceIndex()); break;
   case ArgKind::Graph:
     w_.beginObject();
-    w_.field("name", a.graphName);
+    w_.field("name", a.graphName());
     w_.key("graph");
-    if (!a.graph) throw InternalError("as_graph argument without a graph");
-    graph(*a.graph);
+    if (!a.graph()) throw InternalError("as_graph argument without a graph");
+    graph(*a.graph());
     w_.endObject();
     break;
   case ArgKind::OptionalTensors:
@@ -400,23 +400,23 @@ void ExportWriter::argument(const Argument &a) {
     w_.endArray();
     break;
   case ArgKind::OptionalTensor: optionalTensor(a.name); break;
-  case ArgKind::CustomObj: customObj(a.name, a.classFqn); break;
+  case ArgKind::CustomObj: customObj(a.name, a.classFqn()); break;
   case ArgKind::Complex:
     w_.beginObject();
     w_.key("real");
     w_.real(a.floatValue);
     w_.key("imag");
-    w_.real(a.imagValue);
+    w_.real(a.imagValue());
     w_.endObject();
     break;
   case ArgKind::IntLists:
     w_.beginArray();
-    for (const auto &list : a.intLists) ints(list);
+    for (const auto &list : a.intLists()) ints(list);
     w_.endArray();
     break;
   case ArgKind::StringToArgument:
     w_.beginObject();
-    for (const auto &[k, v] : a.mapping) {
+    for (const auto &[k, v] : a.mapping()) {
       w_.key(k);
       argument(v);
     }
@@ -424,7 +424,7 @@ void ExportWriter::argument(const Argument &a) {
     break;
   case ArgKind::NestedTensors:
     w_.beginArray();
-    for (const auto &list : a.nestedTensors) {
+    for (const auto &list : a.nestedTensors()) {
       w_.beginArray();
       for (const auto &n : list) tensorArgument(n);
       w_.endArray();

@@ -39,10 +39,10 @@ Device ExportReader::device(Element e) {
   Required req("Device", {"type"});
   forEachField(o, [&](std::string_view k, Element v) {
     if (k == "type") {
-      d.type = str(v);
+      d.setType(str(v));
       req.see(0);
     } else if (k == "index") {
-      d.index = optionalInt(v);
+      d.setIndex(optionalInt(v));
     }
   });
   req.check(r_);
@@ -86,11 +86,11 @@ SymInt ExportReader::symInt(Element e) {
   } else if (m.tag == "as_expr") {
     std::optional<UnionMember> hint;
     s.isExpr = true;
-    s.expr = symExpr(m.value, hint);
+    s.setExpr(symExpr(m.value, hint));
     if (hint) {
       KeyScope hintScope(r_, "hint");
-      if (hint->tag == "as_bool") s.hint = r_.boolean(hint->value);
-      else s.hint = r_.integer(hint->value);
+      if (hint->tag == "as_bool") s.setHint(r_.boolean(hint->value));
+      else s.setHint(r_.integer(hint->value));
     }
   } else {
     unknownTag("SymInt", m.tag);
@@ -213,7 +213,7 @@ void ExportWriter::symInt(const SymInt &s) {
     w_.endObject();
     return;
   }
-  symExpr(s.expr, s.hint ? "as_int" : nullptr, [&] { w_.integer(*s.hint); });
+  symExpr(s.expr(), s.hint() ? "as_int" : nullptr, [&] { w_.integer(*s.hint()); });
 }
 
 void ExportWriter::symBool(const SymBool &s) {
@@ -246,7 +246,7 @@ void ExportWriter::tensorMeta(const TensorMeta &m) {
   w_.endArray();
   w_.fieldBool("requires_grad", m.requiresGrad);
   w_.key("device");
-  device(m.device.type, m.device.index);
+  device(m.device.type(), m.device.index());
   w_.key("strides");
   w_.beginArray();
   for (const auto &s : m.strides) symInt(s);

@@ -92,7 +92,7 @@ InputSpec ExportReader::inputSpec(Element e) {
         CustomObjValue c = customObj(v);
         spec.arg.kind = ArgKind::CustomObj;
         spec.arg.name = c.name;
-        spec.arg.classFqn = c.classFqn;
+        spec.arg.mutableClassFqn() = c.classFqn;
       } else {
         spec.arg = tensorArg ? Argument::tensor(tensorArgumentName(v)) : argument(v);
       }
@@ -314,7 +314,7 @@ void ExportWriter::inputSpec(const InputSpec &s) {
     break;
   case InputKind::CustomObj:
     w_.key("arg");
-    customObj(s.arg.name, s.arg.classFqn);
+    customObj(s.arg.name, s.arg.classFqn());
     w_.field("custom_obj_name", s.target);
     break;
   case InputKind::Token:

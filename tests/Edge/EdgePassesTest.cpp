@@ -373,12 +373,12 @@ TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][
   p.stage = Stage::Edge;
   const Node &cond = graphOf(p).nodes.back();
   CHECK(cond.target == "torch.ops.higher_order.cond");
-  CHECK(cond.inputs[1].arg.graph->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.relu.default");
-  CHECK(cond.inputs[2].arg.graph->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.sigmoid.default");
+  CHECK(cond.inputs[1].arg.graph()->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.relu.default");
+  CHECK(cond.inputs[2].arg.graph()->nodes[0].target == "executorch.exir.dialects.edge.ops.aten.sigmoid.default");
   edge::DtypeRules rules = edge::DtypeRules::load("");
   CHECK_NOTHROW(edge::verifyEdgeProgram(p, rules));
   // sigmoid of an int tensor returning int breaks edge.yaml, inside the false branch too.
-  Graph &f = *graphOf(p).nodes.back().inputs[2].arg.graph;
+  Graph &f = *graphOf(p).nodes.back().inputs[2].arg.graph();
   f.tensorValues.find("x")->dtype = ScalarType::Int;
   f.tensorValues.find("sigmoid")->dtype = ScalarType::Int;
   CHECK_THAT(errorOf([&] { edge::verifyEdgeProgram(p, rules); }),

@@ -159,10 +159,10 @@ inline exir::ExportedProgram condMethod() {
   cond.target = "torch.ops.higher_order.cond";
   Argument t, f;
   t.kind = f.kind = exir::ArgKind::Graph;
-  t.graphName = "true_graph_0";
-  t.graph = unaryBranch("relu.default", "relu", {2, 4});
-  f.graphName = "false_graph_0";
-  f.graph = unaryBranch("sigmoid.default", "sigmoid", {2, 4});
+  t.mutableGraphName() = "true_graph_0";
+  t.mutableGraph() = unaryBranch("relu.default", "relu", {2, 4});
+  f.mutableGraphName() = "false_graph_0";
+  f.mutableGraph() = unaryBranch("sigmoid.default", "sigmoid", {2, 4});
   cond.inputs = {pos("", T("gt")), pos("", t), pos("", f), pos("", Argument::tensors({"x"}))};
   cond.outputs.push_back(T("getitem"));
   b.ep.graph.tensorValues.set("getitem", meta(ScalarType::Float, {2, 4}));

@@ -233,26 +233,26 @@ TEST_CASE("verifier: cond branches are verified as graphs of their own", "[verif
   CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
   Node &cond = graphOf(p).nodes.back();
   SECTION("a branch taking more inputs than there are operands") {
-    cond.inputs[2].arg.graph->inputs.push_back(T("y"));
-    cond.inputs[2].arg.graph->tensorValues.set("y", meta(ScalarType::Float, {2}));
+    cond.inputs[2].arg.graph()->inputs.push_back(T("y"));
+    cond.inputs[2].arg.graph()->tensorValues.set("y", meta(ScalarType::Float, {2}));
     CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
           "/methods/forward/graph_module/graph/nodes/2/inputs/2/arg/as_graph/graph/inputs: cond branch "
           "'false_graph_0' takes 2 inputs but cond passes 1 operands");
   }
   SECTION("a branch returning a different number of values") {
-    cond.inputs[1].arg.graph->outputs.push_back(T("x"));
+    cond.inputs[1].arg.graph()->outputs.push_back(T("x"));
     CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
           "/methods/forward/graph_module/graph/nodes/2/inputs/1/arg/as_graph/graph/outputs: cond branch "
           "'true_graph_0' returns 2 values but the cond node has 1 outputs");
   }
   SECTION("a branch using a value of the enclosing graph") {
-    cond.inputs[1].arg.graph->nodes[0].inputs[0].arg.name = "sum_1";
+    cond.inputs[1].arg.graph()->nodes[0].inputs[0].arg.name = "sum_1";
     CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
           "/methods/forward/graph_module/graph/nodes/2/inputs/1/arg/as_graph/graph/nodes/0 (relu)/inputs/0: uses "
           "'sum_1' before it is defined (argument 'self'; graph not in topological order or value missing)");
   }
   SECTION("an ATen op inside a branch") {
-    cond.inputs[1].arg.graph->nodes[0].target = "torch.ops.aten.relu.default";
+    cond.inputs[1].arg.graph()->nodes[0].target = "torch.ops.aten.relu.default";
     CHECK(errorOf([&] { verifyProgram(p, Stage::Edge); }) ==
           "/methods/forward/graph_module/graph/nodes/2/inputs/1/arg/as_graph/graph/nodes/0 (relu): op "
           "'torch.ops.aten.relu.default' is not in the edge namespace (executorch.exir.dialects.edge.ops.*)");

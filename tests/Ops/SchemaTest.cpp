@@ -187,7 +187,7 @@ TEST_CASE("defaults of every kind", "[schema]") {
   CHECK(defaultToArgument(*s.argument("l")) == Argument::scalarType(ScalarType::Float));
   Argument floats = defaultToArgument(*s.argument("m"));
   CHECK(floats.kind == ArgKind::Floats);
-  CHECK(floats.floats == std::vector<double>{1.5, 2.0});
+  CHECK(floats.floats() == std::vector<double>{1.5, 2.0});
   CHECK(defaultToArgument(*s.argument("n")) == Argument::integer(1));
 }
 

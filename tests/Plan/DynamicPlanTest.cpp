@@ -134,7 +134,7 @@ TEST_CASE("cond branches are out-variant converted and planned before the method
   const Graph &g = graphOf(p);
   const Node &cond = g.nodes.back();
   REQUIRE(cond.target == "torch.ops.higher_order.cond");
-  const Graph &t = *cond.inputs[1].arg.graph;
+  const Graph &t = *cond.inputs[1].arg.graph();
   REQUIRE(t.nodes.size() == 2);
   CHECK(t.nodes[0].target == kAllocTarget);
   CHECK(t.nodes[1].target == "torch.ops.aten.relu.out");

@@ -40,8 +40,8 @@ std::shared_ptr<Graph> branch(const std::string &op) {
 Argument graphArg(std::shared_ptr<Graph> g, std::string name) {
   Argument a;
   a.kind = ArgKind::Graph;
-  a.graph = std::move(g);
-  a.graphName = std::move(name);
+  a.mutableGraph() = std::move(g);
+  a.mutableGraphName() = std::move(name);
   return a;
 }
 

@@ -32,6 +32,9 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
   OverlapIndex index(blocks);
   ArenaResult result;
   result.offsets.assign(n, 0);
+  // Blocks over the whole span overlap every block: kept out of the index, as one union.
+  uint32_t lastTime = n ? timeSpan(blocks) - 1 : 0;
+  WholeSpanRanges whole;
   std::vector<uint32_t> neighbours;
   std::vector<std::pair<uint64_t, uint64_t>> busy;
   for (uint32_t b : order) {
@@ -41,9 +44,12 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
     busy.clear();
     for (uint32_t other : neighbours)
       busy.emplace_back(result.offsets[other], result.offsets[other] + blocks[other].size);
-    uint64_t offset = bestFitOffset(busy, block.size);
+    uint64_t offset = bestFitOffset(busy, block.size, &whole);
     result.offsets[b] = offset;
-    index.activate(b);
+    if (WholeSpanRanges::spans(block, lastTime))
+      whole.insert(offset, offset + block.size);
+    else
+      index.activate(b);
     result.extent = std::max(result.extent, offset + block.size);
   }
   return result;

@@ -401,6 +401,40 @@ void OverlapIndex::deactivateAll() {
     std::fill(cls.active.begin(), cls.active.end(), 0);
 }
 
+namespace {
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+/// Calls f(lo, hi) for the ranges of two lists sorted by lo, in the order of
+/// lo, until f returns false.
+template <typename F> void forEachMerged(const Ranges &a, const Ranges &b, F &&f) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    const auto &range = j == b.size() || (i < a.size() && a[i].first <= b[j].first) ? a[i++] : b[j++];
+    if (!f(range.first, range.second))
+      return;
+  }
+}
+const Ranges kNoRanges;
+} // namespace
+
+void WholeSpanRanges::insert(uint64_t lo, uint64_t hi) {
+  // The first range that ends at or after lo: it and the next ones up to hi
+  // merge with [lo, hi).
+  auto first = std::lower_bound(ranges_.begin(), ranges_.end(), lo,
+                                [](const auto &range, uint64_t value) { return range.second < value; });
+  auto last = first;
+  for (; last != ranges_.end() && last->first <= hi; ++last) {
+    lo = std::min(lo, last->first);
+    hi = std::max(hi, last->second);
+  }
+  if (first == last) {
+    ranges_.insert(first, {lo, hi});
+  } else {
+    *first = {lo, hi};
+    ranges_.erase(first + 1, last);
+  }
+}
+
 bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaResult &result) {
   size_t n = blocks.size();
   std::vector<uint32_t> order(n);
@@ -409,14 +443,22 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
     return result.offsets[a] != result.offsets[b] ? result.offsets[a] < result.offsets[b] : a < b;
   });
   index.deactivateAll();
+  // Blocks over the whole span are kept out of the index, as one union.
+  uint32_t lastTime = timeSpan(blocks) - 1;
+  WholeSpanRanges whole;
   bool moved = false;
   std::vector<uint32_t> neighbours;
   std::vector<std::pair<uint64_t, uint64_t>> busy;
   for (uint32_t b : order) {
     uint64_t offset = result.offsets[b], size = blocks[b].size;
-    index.activate(b);
-    if (offset == 0 || size == 0)
+    bool spansAll = WholeSpanRanges::spans(blocks[b], lastTime);
+    if (!spansAll)
+      index.activate(b);
+    if (offset == 0 || size == 0) {
+      if (spansAll)
+        whole.insert(offset, offset + size);
       continue;
+    }
     neighbours.clear();
     index.collectActive(blocks[b].start, blocks[b].end, neighbours);
     busy.clear();
@@ -426,11 +468,12 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
     sortByLow(busy);
     // First fit: the lowest gap that holds the block.
     uint64_t top = 0;
-    for (const auto &[lo, hi] : busy) {
+    forEachMerged(busy, whole.ranges(), [&](uint64_t lo, uint64_t hi) {
       if (lo >= top + size)
-        break;
+        return false;
       top = std::max(top, hi);
-    }
+      return true;
+    });
     // The re-placed neighbours all sit below the old offset (they were below
     // it before and only moved down), so the old offset is always free.
     if (top > offset)
@@ -439,6 +482,8 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
       result.offsets[b] = top;
       moved = true;
     }
+    if (spansAll)
+      whole.insert(result.offsets[b], result.offsets[b] + size);
   }
   result.extent = 0;
   for (size_t b = 0; b < n; ++b)
@@ -473,12 +518,13 @@ void sortByLow(std::vector<std::pair<uint64_t, uint64_t>> &ranges) {
   }
 }
 
-uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size) {
+uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size,
+                       const WholeSpanRanges *whole) {
   sortByLow(busy);
   uint64_t top = 0;
   bool found = false;
   uint64_t bestOffset = 0, bestGap = 0;
-  for (const auto &[lo, hi] : busy) {
+  forEachMerged(busy, whole ? whole->ranges() : kNoRanges, [&](uint64_t lo, uint64_t hi) {
     if (lo > top) {
       uint64_t gap = lo - top;
       if (gap >= size && (!found || gap < bestGap)) {
@@ -488,7 +534,8 @@ uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_
       }
     }
     top = std::max(top, hi);
-  }
+    return true;
+  });
   return found ? bestOffset : top;
 }
 

@@ -198,12 +198,36 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
 /// the gap scans that use it give the same answer for any such order.
 void sortByLow(std::vector<std::pair<uint64_t, uint64_t>> &ranges);
 
+/// The placed blocks that live over the whole time span of their arena (every
+/// block overlaps them in time), as the union of their byte ranges: sorted,
+/// disjoint and not touching. A model's mutable buffers (a KV cache of 3,000
+/// tensors) are such blocks; listing them among the neighbours of every block
+/// made each gap scan sort thousands of ranges. The scans see only where the
+/// busy bytes are (the gaps between them), so merging this union into a
+/// block's sorted neighbours gives the same gaps as listing every range.
+/// Zero-sized blocks are never added: inside a gap they split it.
+class WholeSpanRanges {
+public:
+  /// Whether `block` lives over all of [0, lastTime] and has bytes.
+  static bool spans(const Block &block, uint32_t lastTime) {
+    return block.start == 0 && block.end >= lastTime && block.size > 0;
+  }
+  void clear() { ranges_.clear(); }
+  /// Adds [lo, hi), lo < hi, merging the ranges it overlaps or touches.
+  void insert(uint64_t lo, uint64_t hi);
+  const std::vector<std::pair<uint64_t, uint64_t>> &ranges() const { return ranges_; }
+
+private:
+  std::vector<std::pair<uint64_t, uint64_t>> ranges_;
+};
+
 /// The placement rule shared by greedy-by-size and local-search: given the
 /// byte ranges [lo, hi) of the already placed blocks that overlap a block in
-/// time, returns the start of the smallest gap that holds `size` bytes
-/// (lowest offset on ties), or the top of those ranges when no gap fits.
-/// Sorts `busy`.
-uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size);
+/// time (`busy`, plus `whole` when given), returns the start of the smallest
+/// gap that holds `size` bytes (lowest offset on ties), or the top of those
+/// ranges when no gap fits. Sorts `busy`.
+uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size,
+                       const WholeSpanRanges *whole = nullptr);
 
 } // namespace detail
 } // namespace exir::plan

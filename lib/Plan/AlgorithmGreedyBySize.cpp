@@ -32,11 +32,9 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
   OverlapIndex index(blocks);
   ArenaResult result;
   result.offsets.assign(n, 0);
-  // Blocks over the whole span overlap every block: kept out of the index, as one union.
-  uint32_t lastTime = n ? timeSpan(blocks) - 1 : 0;
-  WholeSpanRanges whole;
+  LongLivedBlocks tracked(blocks);
   std::vector<uint32_t> neighbours;
-  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::vector<std::pair<uint64_t, uint64_t>> busy, scratch;
   for (uint32_t b : order) {
     const Block &block = blocks[b];
     neighbours.clear();
@@ -44,10 +42,10 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
     busy.clear();
     for (uint32_t other : neighbours)
       busy.emplace_back(result.offsets[other], result.offsets[other] + blocks[other].size);
-    uint64_t offset = bestFitOffset(busy, block.size, &whole);
+    uint64_t offset = bestFitOffset(busy, block, tracked, scratch);
     result.offsets[b] = offset;
-    if (WholeSpanRanges::spans(block, lastTime))
-      whole.insert(offset, offset + block.size);
+    if (tracked.tracks(b))
+      tracked.add(b, offset);
     else
       index.activate(b);
     result.extent = std::max(result.extent, offset + block.size);

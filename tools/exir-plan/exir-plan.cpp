@@ -16,14 +16,12 @@
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
+#include "Support/Parallel.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <cerrno>
 #include <cstdlib>
-#include <ctime>
-#include <exception>
-#include <future>
 #include <iostream>
 #include <map>
 
@@ -31,42 +29,17 @@ using namespace exir;
 
 namespace {
 
-/// CPU time of the calling thread, in ms.
-double threadCpuMs() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+/// Runs `work` and adds its own thread's wall and CPU time to `entry`: for
+/// the steps that run beside another (each row times its own thread, so such
+/// rows overlap in wall time). The entries go to the PassTimer afterwards,
+/// from one thread.
+void timeOnThisThread(PassTimer::Entry &entry, const std::function<void()> &work) {
+  PassClock wall;
+  double cpu = threadCpuMs();
+  work();
+  entry.wallMs += wall.wallMs();
+  entry.cpuMs += threadCpuMs() - cpu;
 }
-
-/// Runs `work` on a second thread while the caller goes on; get() waits for it
-/// and rethrows its exception. Its CPU time is reported under its own row and
-/// taken out of the row the caller timed meanwhile (--time-passes rows add up
-/// to the process's CPU time), with no wall time: it overlaps that row.
-class SideTask {
-public:
-  explicit SideTask(std::function<void()> work)
-      : future_(std::async(std::launch::async, [work = std::move(work), this] {
-          double start = threadCpuMs();
-          try {
-            work();
-          } catch (...) {
-            cpuMs_ = threadCpuMs() - start;
-            throw;
-          }
-          cpuMs_ = threadCpuMs() - start;
-        })) {}
-  /// Waits; records the task under `name`, moving its CPU time out of `overlapped`.
-  void get(PassTimer &timer, const std::string &name, const std::string &overlapped) {
-    future_.wait();
-    timer.add(name, 0, cpuMs_);
-    timer.add(overlapped, 0, -cpuMs_);
-    future_.get();
-  }
-
-private:
-  double cpuMs_ = 0;
-  std::future<void> future_;
-};
 
 } // namespace
 
@@ -147,27 +120,25 @@ int main(int argc, char **argv) {
       return;
     }
     Program program;
-    {
-      // The built-in operator table and edge.yaml dtype rules (function-local
-      // statics, tens of ms to parse) are built while the input is read.
-      SideTask tables([] {
-        OperatorTable::builtin();
-        EdgeDtypeRules::builtin();
-      });
-      std::exception_ptr readError;
-      try {
-        passFlags.timer().time("(read input)",
-                               [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
-      } catch (...) {
-        readError = std::current_exception();
-      }
-      try {
-        tables.get(passFlags.timer(), "(built-in tables, 2nd thread)", "(read input)");
-      } catch (...) {
-        // Built again below, where the error is reported in its place.
-      }
-      if (readError) std::rethrow_exception(readError);
-    }
+    // The built-in operator table and edge.yaml dtype rules (function-local
+    // statics, tens of ms to parse) are built while the input is read. Their
+    // error, if any, is left to the first use below, after the input's.
+    PassTimer &timer = passFlags.timer();
+    PassTimer::Entry tablesTime{"(built-in tables)"}, readTime{"(read input)"};
+    runBeside(
+        [&] {
+          timeOnThisThread(tablesTime, [] {
+            try {
+              OperatorTable::builtin();
+              EdgeDtypeRules::builtin();
+            } catch (...) {
+            }
+          });
+        },
+        [&] {
+          timeOnThisThread(readTime, [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
+        });
+    for (const auto &entry : {readTime, tablesTime}) timer.add(entry.name, entry.wallMs, entry.cpuMs);
     addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
@@ -197,20 +168,18 @@ int main(int argc, char **argv) {
       add("plan-memory", [&](Program &p) { details = plan::planProgram(p, options); });
       pm.run(program);
     });
-    {
-      // The planned program is checked while it is written (both only read
-      // it): outputs are committed only when the tool succeeds, so a program
-      // that fails the check still leaves none, and its error comes first.
-      SideTask verified([&] { attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); }); });
-      std::exception_ptr writeError;
-      try {
-        passFlags.timer().time("(write output)", [&] { writeProgram(program, output); });
-      } catch (...) {
-        writeError = std::current_exception();
-      }
-      verified.get(passFlags.timer(), "(verifier, 2nd thread)", "(write output)");
-      if (writeError) std::rethrow_exception(writeError);
-    }
+    // The planned program is checked while it is written (both only read it):
+    // outputs are committed only when the tool succeeds, so a program that
+    // fails the check still leaves none, and the check's error is the one reported.
+    PassTimer::Entry verifyTime{"(verifier)"}, writeTime{"(write output)"};
+    runBeside(
+        [&] {
+          timeOnThisThread(verifyTime, [&] {
+            attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); });
+          });
+        },
+        [&] { timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); });
+    for (const auto &entry : {verifyTime, writeTime}) timer.add(entry.name, entry.wallMs, entry.cpuMs);
     passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

@@ -147,6 +147,59 @@ private:
   mutable std::pair<uint64_t, uint32_t> recent_[kRecent];
 };
 
+/// Dense ids for the value names of a graph, numbered like a ValueIndex into
+/// which the tensor_values keys were interned first (their ids are their
+/// positions there), but found with tensor_values' own index instead of a
+/// copy of it: for a 100k-node graph that copy (300k names) cost about 13 MB
+/// of fresh memory and its build on every pass that numbered the graph.
+/// Other names (symbolic values, names without metadata) are numbered after
+/// them. Keeps a cache of recent lookups, as ValueIndex: not for concurrent use.
+class GraphValueIds {
+public:
+  static constexpr uint32_t npos = UINT32_MAX;
+
+  explicit GraphValueIds(const OrderedMap<TensorMeta> &tensorValues)
+      : values_(tensorValues), numTensorValues_(uint32_t(tensorValues.size())) {
+    for (auto &r : recent_) r = {0, npos};
+  }
+  uint32_t numTensorValues() const { return numTensorValues_; }
+  size_t size() const { return numTensorValues_ + others_.size(); }
+  std::string_view name(uint32_t id) const {
+    return id < numTensorValues_ ? std::string_view((values_.begin() + id)->first) : others_.name(id - numTensorValues_);
+  }
+  uint32_t find(const std::string &name) const {
+    uint64_t h = ValueIndex::hash(name);
+    const auto &[rh, rid] = recent_[h % kRecent];
+    if (rh == h && rid != npos && this->name(rid) == name) return rid;
+    uint32_t id = lookup(name);
+    if (id != npos) recent_[h % kRecent] = {h, id};
+    return id;
+  }
+  /// The id of `name`, numbered next if new.
+  uint32_t intern(const std::string &name) {
+    uint32_t id = find(name);
+    if (id != npos) return id;
+    return numTensorValues_ + others_.intern(name);
+  }
+
+private:
+  uint32_t lookup(const std::string &name) const {
+    if (const TensorMeta *meta = values_.find(name)) {
+      // The items sit in one array: the value's distance from the first value is its position.
+      const char *first = reinterpret_cast<const char *>(&values_.begin()->second);
+      return uint32_t(size_t(reinterpret_cast<const char *>(meta) - first) /
+                      sizeof(OrderedMap<TensorMeta>::value_type));
+    }
+    uint32_t other = others_.find(name);
+    return other == ValueIndex::npos ? npos : numTensorValues_ + other;
+  }
+  static constexpr size_t kRecent = 64;
+  const OrderedMap<TensorMeta> &values_;
+  uint32_t numTensorValues_;
+  ValueIndex others_;
+  mutable std::pair<uint64_t, uint32_t> recent_[kRecent];
+};
+
 /// Where the next definition's name probably sits in tensor_values: exported
 /// values come in definition order, and the allocs exir-plan adds are appended
 /// in node order, so a graph's outputs walk two runs of tensor_values. Trying

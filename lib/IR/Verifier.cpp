@@ -10,6 +10,7 @@
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -95,32 +96,30 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
                 whereOf() + "/storage_offset");
 }
 
-/// `index` (when given) ends up holding the graph's value names: the
-/// tensor_values keys first, as ids 0..n-1 in their order, then the other
-/// defined names.
-void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta, ValueIndex *index = nullptr) {
+/// `index` (when given, numbering `graph`) ends up holding the graph's value
+/// names: the tensor_values keys, as ids 0..n-1 in their order, then the
+/// other defined names.
+void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta, GraphValueIds *index = nullptr) {
   for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc);
-  // Dense ids for the names (views of the graph's own strings, which outlive
-  // this check): the tensor_values keys are ids 0..n-1, so "has metadata" is
-  // a comparison and "defined" a flag; a 100k-node graph has ~500k uses.
-  ValueIndex local;
-  ValueIndex &ids = index ? *index : local;
-  ids.reserve(graph.tensorValues.size() + graph.inputs.size() + 16);
-  for (const auto &[name, meta] : graph.tensorValues) ids.intern(name);
+  // Dense ids for the names: the tensor_values keys are ids 0..n-1, so "has
+  // metadata" is a comparison and "defined" a flag; a 100k-node graph has
+  // ~500k uses.
+  std::optional<GraphValueIds> local;
+  GraphValueIds &ids = index ? *index : local.emplace(graph.tensorValues);
   std::vector<uint8_t> defined(ids.size(), 0);
-  const uint32_t numTensorValues = uint32_t(ids.size());
+  const uint32_t numTensorValues = ids.numTensorValues();
   DefinitionCursor cursor;
   auto nameAt = [&](uint32_t id) { return ids.name(id); };
   // Locations are built only for an error: a 100k-node graph would build 100k strings.
   auto define = [&](const std::string &name, const auto &where) {
     if (name.empty()) return;
     uint32_t id = cursor.match(name, numTensorValues, nameAt);
-    if (id == ValueIndex::npos) {
+    if (id == GraphValueIds::npos) {
       id = ids.find(name);
       if (id < numTensorValues) cursor.found(id);
     }
-    if (id != ValueIndex::npos && defined[id]) throw Error("value '" + name + "' is defined twice", {}, where());
-    if (id == ValueIndex::npos) {
+    if (id != GraphValueIds::npos && defined[id]) throw Error("value '" + name + "' is defined twice", {}, where());
+    if (id == GraphValueIds::npos) {
       // Not a tensor value (those were all added above): a symbolic value or an object.
       if (requireMeta && !graph.symIntValues.contains(name) && !graph.symBoolValues.contains(name) &&
           !graph.symFloatValues.contains(name) && !graph.customObjValues.contains(name))
@@ -132,7 +131,7 @@ void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMe
   };
   auto isDefined = [&](const std::string &name) {
     uint32_t id = ids.find(name);
-    return id != ValueIndex::npos && defined[id];
+    return id != GraphValueIds::npos && defined[id];
   };
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     forEachDefinedName(graph.inputs[i], [&](const std::string &n) {
@@ -246,7 +245,7 @@ namespace {
 
 /// verifyMethodStructure; `index` (when given) gets the names of the method's
 /// graph as verifyGraph numbers them.
-void verifyMethodStructureImpl(const ExportedProgram &ep, const std::string &method, ValueIndex *index) {
+void verifyMethodStructureImpl(const ExportedProgram &ep, const std::string &method, GraphValueIds *index) {
   const Graph &graph = ep.graph;
   verifyGraph(graph, graphLocation(method), /*requireMeta=*/true, index);
   const auto &ins = ep.signature.inputSpecs;
@@ -289,9 +288,9 @@ void verifyProgram(const Program &program, Stage stage) {
                 stageName(program.stage) + "'");
   if (program.methods.empty()) throw Error("program has no methods", {}, "/methods");
   for (const auto &[name, method] : program.methods) {
-    ValueIndex ids; // the tensor_values keys are ids 0..n-1
-    verifyMethodStructureImpl(method.program, name, &ids);
     const Graph &graph = method.program.graph;
+    GraphValueIds ids(graph.tensorValues); // the tensor_values keys are ids 0..n-1
+    verifyMethodStructureImpl(method.program, name, &ids);
     verifyStageRules(graph, graphLocation(name), stage);
     if (stage == Stage::Planned) {
       if (!method.plan) throw Error("planned program has no memory plan", {}, "/memory_plans/" + name);

@@ -32,8 +32,9 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
   OverlapIndex index(blocks);
   ArenaResult result;
   result.offsets.assign(n, 0);
+  LongLivedBlocks tracked(blocks);
   std::vector<uint32_t> neighbours;
-  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::vector<std::pair<uint64_t, uint64_t>> busy, scratch;
   for (uint32_t b : order) {
     const Block &block = blocks[b];
     neighbours.clear();
@@ -41,9 +42,12 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
     busy.clear();
     for (uint32_t other : neighbours)
       busy.emplace_back(result.offsets[other], result.offsets[other] + blocks[other].size);
-    uint64_t offset = bestFitOffset(busy, block.size);
+    uint64_t offset = bestFitOffset(busy, block, tracked, scratch);
     result.offsets[b] = offset;
-    index.activate(b);
+    if (tracked.tracks(b))
+      tracked.add(b, offset);
+    else
+      index.activate(b);
     result.extent = std::max(result.extent, offset + block.size);
   }
   return result;

@@ -71,12 +71,14 @@ namespace {
 /// storage, what each storage is, and when it lives (pte-format.md §5.3).
 /// Every tensor name of the graph gets a dense id: the names of tensor_values
 /// are their positions there (so a walk over tensor_values needs no lookup),
-/// other names follow; per use the work is one ValueIndex lookup.
+/// other names follow; per use the work is one GraphValueIds lookup.
 struct StorageAnalysis {
   enum : uint8_t { Constant = 1, UserInput = 2, MutableBuffer = 4, GraphOutput = 8, BoundInput = 16 };
-  ValueIndex ids;                         // name -> id; names point into the graph
-  std::vector<const std::string *> names; // id -> name
-  uint32_t numTensorValues = 0;           // ids below this are tensor_values positions
+  explicit StorageAnalysis(const Graph &g) : graph(&g), ids(g.tensorValues), numTensorValues(ids.numTensorValues()) {}
+  const Graph *graph;
+  GraphValueIds ids;                           // name -> id
+  std::vector<const std::string *> otherNames; // id - numTensorValues -> name (points into the graph)
+  uint32_t numTensorValues;                    // ids below this are tensor_values positions
   std::vector<uint32_t> root;             // id -> the id whose storage it uses
   std::vector<uint8_t> flags;             // id -> the enum above (set on the name itself)
   std::vector<std::pair<uint32_t, uint32_t>> life; // root id -> lifetime (touched roots only)
@@ -87,14 +89,17 @@ struct StorageAnalysis {
   bool hasSubgraphs = false; // a node takes a graph argument (cond)
 
   static constexpr uint32_t npos = UINT32_MAX;
+  size_t size() const { return numTensorValues + otherNames.size(); }
   uint32_t find(const std::string &name) const { return ids.find(name); }
   uint32_t intern(const std::string &name) {
     uint32_t id = ids.intern(name);
-    if (id == names.size()) names.push_back(&name);
+    if (id == size()) otherNames.push_back(&name);
     return id;
   }
   bool is(uint32_t id, uint8_t flag) const { return flags[id] & flag; }
-  const std::string &name(uint32_t id) const { return *names[id]; }
+  const std::string &name(uint32_t id) const {
+    return id < numTensorValues ? (graph->tensorValues.begin() + id)->first : *otherNames[id - numTensorValues];
+  }
   /// Root id of a name; a name unknown to the graph is its own storage (npos).
   uint32_t rootOf(const std::string &n) const {
     uint32_t id = find(n);
@@ -108,17 +113,13 @@ struct StorageAnalysis {
 
 /// `ep` is null for a subgraph, whose inputs are bound to the operands of its node.
 StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
-  StorageAnalysis a;
-  a.ids.reserve(g.tensorValues.size() + g.inputs.size() + 16);
-  a.names.reserve(g.tensorValues.size() + g.inputs.size() + 16);
-  for (const auto &[name, meta] : g.tensorValues) a.intern(name);
-  a.numTensorValues = uint32_t(a.names.size());
+  StorageAnalysis a(g);
   // Per name: where it is first and last used; `used` lists the ids in the
   // order of their first use.
   constexpr uint32_t untouched = UINT32_MAX;
-  std::vector<std::pair<uint32_t, uint32_t>> seen(a.names.size(), {untouched, untouched});
+  std::vector<std::pair<uint32_t, uint32_t>> seen(a.size(), {untouched, untouched});
   std::vector<uint32_t> used;
-  used.reserve(a.names.size());
+  used.reserve(a.size());
   // The names of the current node and their ids, so that the alias rules
   // (which name names of this node) need no second lookup.
   std::vector<std::pair<const std::string *, uint32_t>> local;
@@ -147,7 +148,7 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   };
   // Storage aliases (forEachStorageAlias's rules), found in the same walk.
   StorageAliasRules rules;
-  std::vector<uint8_t> isAlloc(a.names.size(), 0);
+  std::vector<uint8_t> isAlloc(a.size(), 0);
   auto allocFlag = [&](const std::string &name) -> uint8_t & {
     uint32_t id = idOf(name);
     if (id >= isAlloc.size()) isAlloc.resize(id + 1, 0);
@@ -175,7 +176,7 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
   for (const auto &o : g.outputs) forEachTensorName(o, [&](const std::string &name) { a.intern(name); });
   auto mark = [&](const std::string &name, uint8_t flag) {
     uint32_t id = a.intern(name);
-    if (a.flags.size() <= id) a.flags.resize(a.names.size(), 0);
+    if (a.flags.size() <= id) a.flags.resize(a.size(), 0);
     a.flags[id] |= flag;
     return id;
   };
@@ -201,7 +202,7 @@ StorageAnalysis analyzeStorage(const Graph &g, const ExportedProgram *ep) {
       }
     }
   }
-  size_t n = a.names.size();
+  size_t n = a.size();
   a.flags.resize(n, 0);
   seen.resize(n, {untouched, untouched});
 
@@ -321,7 +322,7 @@ GraphPlan planGraph(const Graph &g, const std::string &path, const ExportedProgr
     for (size_t k = 1; k < nodeRegion.size(); ++k) reserved[k] += nodeRegion[k];
   }
 
-  std::vector<uint32_t> itemOf(a.names.size(), StorageAnalysis::npos); // root id -> item
+  std::vector<uint32_t> itemOf(a.size(), StorageAnalysis::npos); // root id -> item
   for (uint32_t rootId : a.order) {
     if (a.is(rootId, StorageAnalysis::Constant | StorageAnalysis::BoundInput)) continue;
     const std::string &root = a.name(rootId);
@@ -482,7 +483,7 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
   // Each id's allocation. The method's own graph walks the allocations once
   // (one cheap lookup each, exir-emit runs this on every input); a subgraph
   // looks its few names up.
-  std::vector<const Allocation *> allocOf(a.names.size(), nullptr);
+  std::vector<const Allocation *> allocOf(a.size(), nullptr);
   if (path.empty()) {
     // exir-plan writes the allocations in tensor_values order: try the name
     // after the last one matched before hashing (a compare of memory in cache).
@@ -494,18 +495,18 @@ std::vector<PlacedStorage> verifyGraphPlan(const Graph &g, const std::string &pa
       next = id + 1;
     }
   } else {
-    for (uint32_t id = 0; id < a.names.size(); ++id)
+    for (uint32_t id = 0; id < a.size(); ++id)
       allocOf[id] = plan.allocations.find(scopedValueName(path, a.name(id)));
   }
   // Each storage's aliases, found once: ids grouped by root (counting sort).
-  std::vector<uint32_t> aliasStart(a.names.size() + 1, 0), aliases;
-  for (uint32_t id = 0; id < a.names.size(); ++id)
+  std::vector<uint32_t> aliasStart(a.size() + 1, 0), aliases;
+  for (uint32_t id = 0; id < a.size(); ++id)
     if (a.root[id] != id) ++aliasStart[a.root[id] + 1];
-  for (size_t r = 0; r < a.names.size(); ++r) aliasStart[r + 1] += aliasStart[r];
+  for (size_t r = 0; r < a.size(); ++r) aliasStart[r + 1] += aliasStart[r];
   aliases.resize(aliasStart.back());
   {
     std::vector<uint32_t> fill(aliasStart.begin(), aliasStart.end() - 1);
-    for (uint32_t id = 0; id < a.names.size(); ++id)
+    for (uint32_t id = 0; id < a.size(); ++id)
       if (a.root[id] != id) aliases[fill[a.root[id]]++] = id;
   }
   for (uint32_t rootId : a.order) {

@@ -401,6 +401,81 @@ void OverlapIndex::deactivateAll() {
     std::fill(cls.active.begin(), cls.active.end(), 0);
 }
 
+namespace {
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+/// Calls f(lo, hi) for the ranges of three lists sorted by lo, in the order
+/// of lo, until f returns false.
+template <typename F> void forEachMerged(const Ranges &a, const Ranges &b, const Ranges &c, F &&f) {
+  size_t i = 0, j = 0, k = 0;
+  constexpr uint64_t kEnd = UINT64_MAX;
+  for (;;) {
+    uint64_t x = i < a.size() ? a[i].first : kEnd, y = j < b.size() ? b[j].first : kEnd,
+             z = k < c.size() ? c[k].first : kEnd;
+    const std::pair<uint64_t, uint64_t> *range;
+    if (i < a.size() && x <= y && x <= z)
+      range = &a[i++];
+    else if (j < b.size() && y <= z)
+      range = &b[j++];
+    else if (k < c.size())
+      range = &c[k++];
+    else
+      return;
+    if (!f(range->first, range->second))
+      return;
+  }
+}
+} // namespace
+
+LongLivedBlocks::LongLivedBlocks(const std::vector<Block> &blocks) : blocks_(blocks), kind_(blocks.size(), Short) {
+  uint32_t lastTime = blocks.empty() ? 0 : timeSpan(blocks) - 1;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const Block &block = blocks[b];
+    if (block.start == 0 && block.end == lastTime && block.size > 0)
+      kind_[b] = Whole;
+    else if (uint64_t(block.end - block.start) * 64 > lastTime) // a 64th of the span
+      kind_[b] = Long;
+  }
+}
+
+void LongLivedBlocks::clear() {
+  whole_.clear();
+  long_.clear();
+}
+
+void LongLivedBlocks::add(uint32_t b, uint64_t offset) {
+  const Block &block = blocks_[b];
+  uint64_t lo = offset, hi = offset + block.size;
+  if (kind_[b] == Long) {
+    auto at = std::upper_bound(long_.begin(), long_.end(), lo,
+                               [](uint64_t value, const Entry &entry) { return value < entry.lo; });
+    long_.insert(at, Entry{lo, hi, block.start, block.end});
+    return;
+  }
+  // The first range that ends at or after lo: it and the next ones up to hi
+  // merge with [lo, hi).
+  auto first = std::lower_bound(whole_.begin(), whole_.end(), lo,
+                                [](const auto &range, uint64_t value) { return range.second < value; });
+  auto last = first;
+  for (; last != whole_.end() && last->first <= hi; ++last) {
+    lo = std::min(lo, last->first);
+    hi = std::max(hi, last->second);
+  }
+  if (first == last) {
+    whole_.insert(first, {lo, hi});
+  } else {
+    *first = {lo, hi};
+    whole_.erase(first + 1, last);
+  }
+}
+
+void LongLivedBlocks::collect(uint32_t start, uint32_t end, bool skipEmpty, Ranges &out) const {
+  out.clear();
+  for (const Entry &entry : long_)
+    if (entry.start <= end && entry.end >= start && !(skipEmpty && entry.lo == entry.hi))
+      out.emplace_back(entry.lo, entry.hi);
+}
+
 bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaResult &result) {
   size_t n = blocks.size();
   std::vector<uint32_t> order(n);
@@ -409,14 +484,20 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
     return result.offsets[a] != result.offsets[b] ? result.offsets[a] < result.offsets[b] : a < b;
   });
   index.deactivateAll();
+  LongLivedBlocks tracked(blocks);
   bool moved = false;
   std::vector<uint32_t> neighbours;
-  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::vector<std::pair<uint64_t, uint64_t>> busy, longBusy;
   for (uint32_t b : order) {
     uint64_t offset = result.offsets[b], size = blocks[b].size;
-    index.activate(b);
-    if (offset == 0 || size == 0)
+    bool isTracked = tracked.tracks(b);
+    if (!isTracked)
+      index.activate(b);
+    if (offset == 0 || size == 0) {
+      if (isTracked)
+        tracked.add(b, offset);
       continue;
+    }
     neighbours.clear();
     index.collectActive(blocks[b].start, blocks[b].end, neighbours);
     busy.clear();
@@ -424,13 +505,15 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
       if (other != b && blocks[other].size > 0)
         busy.emplace_back(result.offsets[other], result.offsets[other] + blocks[other].size);
     sortByLow(busy);
+    tracked.collect(blocks[b].start, blocks[b].end, /*skipEmpty=*/true, longBusy);
     // First fit: the lowest gap that holds the block.
     uint64_t top = 0;
-    for (const auto &[lo, hi] : busy) {
+    forEachMerged(busy, longBusy, tracked.whole(), [&](uint64_t lo, uint64_t hi) {
       if (lo >= top + size)
-        break;
+        return false;
       top = std::max(top, hi);
-    }
+      return true;
+    });
     // The re-placed neighbours all sit below the old offset (they were below
     // it before and only moved down), so the old offset is always free.
     if (top > offset)
@@ -439,6 +522,8 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
       result.offsets[b] = top;
       moved = true;
     }
+    if (isTracked)
+      tracked.add(b, result.offsets[b]);
   }
   result.extent = 0;
   for (size_t b = 0; b < n; ++b)
@@ -473,12 +558,14 @@ void sortByLow(std::vector<std::pair<uint64_t, uint64_t>> &ranges) {
   }
 }
 
-uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size) {
-  sortByLow(busy);
+namespace {
+/// The smallest gap between the ranges `forEachRange` lists in order of lo
+/// that holds `size` bytes, as bestFitOffset.
+template <typename ForEachRange> uint64_t bestFitGap(uint64_t size, ForEachRange &&forEachRange) {
   uint64_t top = 0;
   bool found = false;
   uint64_t bestOffset = 0, bestGap = 0;
-  for (const auto &[lo, hi] : busy) {
+  forEachRange([&](uint64_t lo, uint64_t hi) {
     if (lo > top) {
       uint64_t gap = lo - top;
       if (gap >= size && (!found || gap < bestGap)) {
@@ -488,8 +575,25 @@ uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_
       }
     }
     top = std::max(top, hi);
-  }
+    return true;
+  });
   return found ? bestOffset : top;
+}
+} // namespace
+
+uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size) {
+  sortByLow(busy);
+  return bestFitGap(size, [&](auto &&f) {
+    for (const auto &[lo, hi] : busy)
+      f(lo, hi);
+  });
+}
+
+uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, const Block &block,
+                       const LongLivedBlocks &tracked, std::vector<std::pair<uint64_t, uint64_t>> &scratch) {
+  sortByLow(busy);
+  tracked.collect(block.start, block.end, /*skipEmpty=*/false, scratch);
+  return bestFitGap(block.size, [&](auto &&f) { forEachMerged(busy, scratch, tracked.whole(), f); });
 }
 
 } // namespace detail

@@ -198,12 +198,49 @@ bool compactDown(const std::vector<Block> &blocks, OverlapIndex &index, ArenaRes
 /// the gap scans that use it give the same answer for any such order.
 void sortByLow(std::vector<std::pair<uint64_t, uint64_t>> &ranges);
 
+/// The placed blocks that live long, kept out of the OverlapIndex. A model's
+/// mutable buffers (a KV cache of 3,000 tensors) live over the whole time
+/// span and their updated values most of it; listed among the neighbours of
+/// every block, they made each gap scan sort thousands of ranges. Here the
+/// blocks over the whole span are one union of byte ranges (the scans see
+/// only where the busy bytes are, so the union gives the same gaps as every
+/// range; zero-sized blocks are not whole: inside a gap they split it), and
+/// the other long ones a list sorted by offset, filtered by time per query.
+class LongLivedBlocks {
+public:
+  explicit LongLivedBlocks(const std::vector<Block> &blocks);
+  /// Whether block b is kept here (it then must not be activated in the index).
+  bool tracks(uint32_t b) const { return kind_[b] != Short; }
+  /// Adds tracked block b, placed at `offset`.
+  void add(uint32_t b, uint64_t offset);
+  void clear();
+  /// The byte ranges of the added blocks that overlap [start, end] in time,
+  /// sorted by their start; zero-sized ones left out if `skipEmpty`.
+  void collect(uint32_t start, uint32_t end, bool skipEmpty, std::vector<std::pair<uint64_t, uint64_t>> &out) const;
+  const std::vector<std::pair<uint64_t, uint64_t>> &whole() const { return whole_; }
+
+private:
+  enum Kind : uint8_t { Short, Long, Whole };
+  struct Entry {
+    uint64_t lo, hi;
+    uint32_t start, end;
+  };
+  const std::vector<Block> &blocks_;
+  std::vector<uint8_t> kind_;
+  std::vector<std::pair<uint64_t, uint64_t>> whole_; // sorted, disjoint, not touching
+  std::vector<Entry> long_;                          // sorted by lo
+};
+
 /// The placement rule shared by greedy-by-size and local-search: given the
 /// byte ranges [lo, hi) of the already placed blocks that overlap a block in
 /// time, returns the start of the smallest gap that holds `size` bytes
 /// (lowest offset on ties), or the top of those ranges when no gap fits.
 /// Sorts `busy`.
 uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, uint64_t size);
+/// The same for `block`, whose neighbours are `busy` and those in `tracked`;
+/// `scratch` is working space.
+uint64_t bestFitOffset(std::vector<std::pair<uint64_t, uint64_t>> &busy, const Block &block,
+                       const LongLivedBlocks &tracked, std::vector<std::pair<uint64_t, uint64_t>> &scratch);
 
 } // namespace detail
 } // namespace exir::plan

@@ -140,21 +140,26 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
                     {}, where());
       // A Tensor(a!)[] out argument (split_with_sizes_copy.out, unbind_copy.int_out)
       // gets one alloc per list element.
-      std::vector<std::string> names = res.kind == ArgKind::Tensors ? res.names : std::vector<std::string>{res.name};
-      std::vector<std::string> allocs;
-      for (const auto &name : names) {
+      auto allocFor = [&](const std::string &name) {
         const TensorMeta *meta = g.tensorValues.find(name);
         if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where());
         try {
-          allocs.push_back(newAlloc(g, *meta, ep, result, allocCount));
+          return newAlloc(g, *meta, ep, result, allocCount);
         } catch (Error &e) {
           e.withLocation(where()); // an unbounded size: name the node whose result it is
           throw;
         }
+      };
+      Argument out;
+      if (listOut) {
+        std::vector<std::string> allocs;
+        allocs.reserve(res.names.size());
+        for (const auto &name : res.names) allocs.push_back(allocFor(name));
+        out = Argument::tensors(std::move(allocs));
+      } else {
+        out = Argument::tensor(allocFor(res.name));
       }
-      node.inputs.push_back(NamedArgument{outArgs[k]->name,
-                                          listOut ? Argument::tensors(allocs) : Argument::tensor(allocs[0]),
-                                          ArgumentPassing::Keyword});
+      node.inputs.push_back(NamedArgument{outArgs[k]->name, std::move(out), ArgumentPassing::Keyword});
     }
     node.target = c.target;
     result.push_back(std::move(node));

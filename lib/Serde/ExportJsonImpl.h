@@ -209,7 +209,7 @@ void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert)
     }
     if (end < n && (mayRelease || walked.load(std::memory_order_acquire))) releaser.consumedUpTo(*it);
   };
-  json::runBoth([&] { run(r_, *this, a.begin(), 0, mid, false); },
+  runBeside([&] { run(r_, *this, a.begin(), 0, mid, false); },
                 [&] {
                   Array::iterator it = a.begin();
                   for (size_t i = 0; i < mid; ++i) ++it;
@@ -250,7 +250,7 @@ void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
     }
     if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
   };
-  json::runBoth([&] { run(r_, *this, 0, mid); },
+  runBeside([&] { run(r_, *this, 0, mid); },
                 [&] {
                   ExportReader reader(secondReader, options_, false);
                   run(secondReader, reader, mid, fields.size());

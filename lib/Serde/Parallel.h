@@ -12,6 +12,7 @@
 #pragma once
 
 #include "Serde/JsonWriter.h"
+#include "Support/Parallel.h"
 
 #include <algorithm>
 #include <atomic>
@@ -29,36 +30,6 @@ namespace exir::json {
 size_t parallelMinItems();
 /// For tests: forces the parallel paths on small documents (0 restores the default).
 void setParallelMinItems(size_t n);
-
-/// Runs `first` here and `second` on another thread, then rethrows the
-/// exception of `first` if it threw, else that of `second`. Without a thread
-/// (none could be started) both run here, in order.
-template <class First, class Second> void runBoth(First &&first, Second &&second) {
-  std::exception_ptr secondError;
-  std::thread worker;
-  try {
-    worker = std::thread([&] {
-      try {
-        second();
-      } catch (...) {
-        secondError = std::current_exception();
-      }
-    });
-  } catch (const std::system_error &) {
-    first();
-    second();
-    return;
-  }
-  std::exception_ptr firstError;
-  try {
-    first();
-  } catch (...) {
-    firstError = std::current_exception();
-  }
-  worker.join();
-  if (firstError) std::rethrow_exception(firstError);
-  if (secondError) std::rethrow_exception(secondError);
-}
 
 /// Writes items [0, n) of the open container of `out` with
 /// `writeRange(JsonWriter &w, size_t begin, size_t end)`, which must write

@@ -214,7 +214,7 @@ void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) 
     }
     if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
   };
-  json::runBoth([&] { run(r_, *this, 0, mid); },
+  runBeside([&] { run(r_, *this, 0, mid); },
                 [&] {
                   ArtifactReader reader(secondReader, base_, options_);
                   run(secondReader, reader, mid, fields.size());

@@ -16,9 +16,8 @@
 
 namespace exir::plan::detail {
 
-ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
-  size_t n = blocks.size();
-  std::vector<uint32_t> order(n);
+std::vector<uint32_t> greedyBySizeOrder(const std::vector<Block> &blocks) {
+  std::vector<uint32_t> order(blocks.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const Block &x = blocks[a], &y = blocks[b];
@@ -28,6 +27,12 @@ ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
       return x.end - x.start > y.end - y.start;
     return a < b;
   });
+  return order;
+}
+
+ArenaResult placeGreedyBySize(const std::vector<Block> &blocks) {
+  size_t n = blocks.size();
+  std::vector<uint32_t> order = greedyBySizeOrder(blocks);
 
   OverlapIndex index(blocks);
   ArenaResult result;

@@ -132,6 +132,9 @@ struct ArenaResult {
 ArenaResult placeNaive(const std::vector<Block> &blocks);
 ArenaResult placeGreedy(const std::vector<Block> &blocks, bool allowOverlappingAllocations);
 ArenaResult placeGreedyBySize(const std::vector<Block> &blocks);
+/// The order greedy-by-size places blocks in: largest first, then longest
+/// lifetime, then collection order.
+std::vector<uint32_t> greedyBySizeOrder(const std::vector<Block> &blocks);
 ArenaResult placeBestFit(const std::vector<Block> &blocks);
 /// `starts`: placements of the same blocks by other algorithms to improve
 /// on (compacted, and kept if the search finds nothing better).

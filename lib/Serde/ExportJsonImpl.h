@@ -221,40 +221,12 @@ void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert)
 
 template <typename Map, typename Convert>
 void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
-  size_t n = o.size();
-  auto serial = [&] {
-    forEachField(o, [&](std::string_view k, Element v) { map.set(std::string(k), convert(*this, v)); });
-  };
-  if (!parallel_ || n < json::parallelMinItems() || n < 2 || !map.empty()) return serial();
-  std::vector<std::pair<std::string_view, Element>> fields;
-  fields.reserve(n);
-  for (auto field : o) fields.emplace_back(field.key, field.value);
-  // The keys go in first, in order, so each half converts its values in
-  // place and the map's order is the serial one. A repeated key (the last
-  // value wins, at the first one's position) is left to the serial path.
-  for (const auto &field : fields) map.set(std::string(field.first), {});
-  if (map.size() != fields.size()) {
-    map.clear();
-    return serial();
-  }
-  size_t mid = fields.size() / 2;
-  Reader secondReader = r_;
-  auto run = [&](Reader &r, ExportReader &reader, size_t begin, size_t end) {
-    Reader::LoopScope scope(r);
-    json::DomReleaser releaser(fields[begin].second, true);
-    auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
-    for (size_t i = begin; i < end; ++i, ++item) {
-      if ((i - begin) % kReleaseEvery == 0) releaser.consumedUpToField(fields[i].second);
-      scope.key(fields[i].first);
-      item->second = convert(reader, fields[i].second);
-    }
-    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
-  };
-  runBeside([&] { run(r_, *this, 0, mid); },
-                [&] {
-                  ExportReader reader(secondReader, options_, false);
-                  run(secondReader, reader, mid, fields.size());
-                });
+  if (parallel_ &&
+      json::convertObjectInHalves(
+          r_, o, map, kReleaseEvery, *this,
+          [&](Reader &second) { return ExportReader(second, options_, false); }, convert))
+    return;
+  forEachField(o, [&](std::string_view k, Element v) { map.set(std::string(k), convert(*this, v)); });
 }
 
 class ExportWriter {

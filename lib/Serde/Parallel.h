@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "IR/OrderedMap.h"
+#include "Serde/JsonDom.h"
 #include "Serde/JsonWriter.h"
 #include "Support/Parallel.h"
 
@@ -121,6 +123,48 @@ template <class WriteRange> void writeItemsParallel(JsonWriter &out, size_t n, W
     }
     changed.notify_all();
   }
+}
+
+/// Fills the empty `map` with the fields of the big object `o` on two threads:
+/// the keys go in first, in document order, so each half converts its values
+/// in place and the map's order is the serial one. `first` converts the first
+/// half with `r`; `makeSecond(Reader &)` makes the second half's converter over
+/// a copy of `r`; `convert(converter, value)` converts one value. Document
+/// memory is given back every `releaseEvery` fields. Returns false, with `map`
+/// empty, when the object is small or repeats a key (the last value wins, at the
+/// first one's position): the caller then reads it serially.
+template <class V, class First, class MakeSecond, class Convert>
+bool convertObjectInHalves(Reader &r, Object o, OrderedMap<V> &map, size_t releaseEvery, First &first,
+                           MakeSecond &&makeSecond, Convert &&convert) {
+  size_t n = o.size();
+  if (n < parallelMinItems() || n < 2 || !map.empty()) return false;
+  std::vector<std::pair<std::string_view, Element>> fields;
+  fields.reserve(n);
+  for (auto field : o) fields.emplace_back(field.key, field.value);
+  for (const auto &field : fields) map.set(std::string(field.first), {});
+  if (map.size() != fields.size()) {
+    map.clear();
+    return false;
+  }
+  size_t mid = fields.size() / 2;
+  Reader secondReader = r; // copied before the first half moves the path on
+  auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
+    Reader::LoopScope scope(reader);
+    DomReleaser releaser(fields[begin].second, true);
+    auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++item) {
+      if ((i - begin) % releaseEvery == 0) releaser.consumedUpToField(fields[i].second);
+      scope.key(fields[i].first);
+      item->second = convert(converter, fields[i].second);
+    }
+    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
+  };
+  runBeside([&] { run(r, first, 0, mid); },
+            [&] {
+              auto second = makeSecond(secondReader);
+              run(secondReader, second, mid, fields.size());
+            });
+  return true;
 }
 
 } // namespace exir::json

@@ -187,38 +187,12 @@ ConstantTensor ArtifactReader::constant(Element e) {
 }
 
 void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) {
-  size_t n = o.size();
-  out.reserve(n);
-  auto serial = [&] {
-    forEachField(r_, o, [&](std::string_view fqn, Element c) { out.set(std::string(fqn), constant(c)); });
-  };
-  if (n < json::parallelMinItems() || n < 2 || !out.empty()) return serial();
-  std::vector<std::pair<std::string_view, Element>> fields;
-  fields.reserve(n);
-  for (auto field : o) fields.emplace_back(field.key, field.value);
-  // As in ExportReader::convertObject: keys first, values converted in place.
-  for (const auto &field : fields) out.set(std::string(field.first), {});
-  if (out.size() != fields.size()) {
-    out.clear();
-    return serial();
-  }
-  size_t mid = fields.size() / 2;
-  Reader secondReader = r_; // copied before the first half moves the path on
-  auto run = [&](Reader &r, ArtifactReader &reader, size_t begin, size_t end) {
-    json::DomReleaser releaser(fields[begin].second, true);
-    auto item = out.begin() + static_cast<std::ptrdiff_t>(begin);
-    for (size_t i = begin; i < end; ++i, ++item) {
-      if ((i - begin) % 256 == 0) releaser.consumedUpToField(fields[i].second);
-      KeyScope scope(r, fields[i].first);
-      item->second = reader.constant(fields[i].second);
-    }
-    if (end < fields.size()) releaser.consumedUpToField(fields[end].second);
-  };
-  runBeside([&] { run(r_, *this, 0, mid); },
-                [&] {
-                  ArtifactReader reader(secondReader, base_, options_);
-                  run(secondReader, reader, mid, fields.size());
-                });
+  out.reserve(o.size());
+  if (json::convertObjectInHalves(
+          r_, o, out, 256, *this, [&](Reader &second) { return ArtifactReader(second, base_, options_); },
+          [](ArtifactReader &reader, Element c) { return reader.constant(c); }))
+    return;
+  forEachField(r_, o, [&](std::string_view fqn, Element c) { out.set(std::string(fqn), constant(c)); });
 }
 
 Delegate ArtifactReader::delegate(Element e) {

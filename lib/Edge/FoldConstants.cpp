@@ -554,15 +554,29 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   // the FQN with '_' for '.', as torch.export names a lifted constant's.
   std::deque<std::string> newValueNames; // stable storage for the keys of newValues
   NameTable newValues; // placeholders named so far ("a.b" and "a_b" meet as "a_b")
+  // Every name freshFqn tries holds "_prop": a table without such a key (the
+  // constants, a graph's values: each unchanged until its method is done)
+  // cannot hold it, and is not looked up per fold (a miss in a 100k+ table).
+  auto anyProp = [](const auto &table) {
+    return std::any_of(table.begin(), table.end(),
+                       [](const auto &item) { return item.first.find("_prop") != std::string::npos; });
+  };
+  const bool constantsHaveProp = anyProp(program.constants);
+  const Graph *propChecked = nullptr;
+  bool valuesHaveProp = true;
   auto freshFqn = [&](const Graph &graph, uint32_t source) {
+    if (propChecked != &graph) {
+      propChecked = &graph;
+      valuesHaveProp = anyProp(graph.tensorValues);
+    }
     uint32_t root = rootOf[source] == kNone ? source : rootOf[source];
     const std::string base = entryAt(root).first + "_prop";
     for (int &k = nextSuffix[root];; ++k) {
       std::string fqn = k == 0 ? base : base + "_" + std::to_string(k);
       std::string value = "c_" + fqn; // torch.export's placeholder for a lifted tensor constant
       std::replace(value.begin(), value.end(), '.', '_');
-      if (program.constants.contains(fqn) || pendingNames.find(fqn) != kNone || graph.tensorValues.contains(value) ||
-          newValues.find(value) != kNone)
+      if ((constantsHaveProp && program.constants.contains(fqn)) || pendingNames.find(fqn) != kNone ||
+          (valuesHaveProp && graph.tensorValues.contains(value)) || newValues.find(value) != kNone)
         continue;
       const std::string &kept = newValueNames.emplace_back(std::move(value));
       newValues.insert(kept);

@@ -1489,8 +1489,11 @@ struct Expander {
     }
   }
 
-  std::vector<Node> instantiate(const DecompositionRules::Rule &rule, const Node &node) {
+  std::vector<Node> instantiate(const DecompositionRules::Rule &rule, Node &node) {
     std::vector<Node> emitted;
+    // The last step's call takes the matched node's metadata once nothing can
+    // fail any more (the node is dropped then): one copy fewer per rewrite.
+    size_t lastCall = SIZE_MAX;
     emitted.reserve(rule.steps.size());
     std::vector<Val> values;
     std::vector<size_t> order; // per built argument: its schema index
@@ -1528,7 +1531,8 @@ struct Expander {
           std::swap(order[j], order[j - 1]);
           std::swap(inputs[j], inputs[j - 1]);
         }
-      Node call = makeCall(step.target, std::move(inputs), "", &node);
+      bool last = &step == &rule.steps.back();
+      Node call = makeCall(step.target, std::move(inputs), "", last ? nullptr : &node);
       call.outputs.clear();
       for (const auto &out : step.outputs) {
         if (out.reuse) {
@@ -1547,6 +1551,7 @@ struct Expander {
         scope.set(out.id, Val::tensor(name));
         call.outputs.push_back(Argument::tensor(std::move(name)));
       }
+      if (last) lastCall = emitted.size();
       emitted.push_back(std::move(call));
     }
     // returns: the matched node's outputs become these values.
@@ -1560,6 +1565,11 @@ struct Expander {
         if (v.s == outs[k]) continue;
         renamed[outs[k]] = v.s;
       }
+    }
+    if (lastCall != SIZE_MAX) {
+      Node &call = emitted[lastCall];
+      moveCallMetadata(node, call);
+      call.isHopSingleTensorReturn = node.isHopSingleTensorReturn;
     }
     ++rewrites;
     return emitted;

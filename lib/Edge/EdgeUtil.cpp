@@ -80,11 +80,40 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
   n.inputs = std::move(inputs);
   n.outputs.push_back(Argument::tensor(outName));
   if (origin) {
-    for (const char *key : {"stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn"})
-      if (const std::string *v = origin->metadata.find(key)) n.metadata.set(key, *v);
+    copyCallMetadata(*origin, n);
     n.isHopSingleTensorReturn = origin->isHopSingleTensorReturn;
   }
   return n;
+}
+
+static constexpr const char *kCallMetadataKeys[] = {"stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn"};
+
+/// Whether `metadata` holds only keys of kCallMetadataKeys, in that order:
+/// then the kept subset is the map itself.
+static bool onlyCallMetadata(const OrderedMap<std::string> &metadata) {
+  size_t next = 0;
+  for (const auto &item : metadata) {
+    while (next < std::size(kCallMetadataKeys) && item.first != kCallMetadataKeys[next]) ++next;
+    if (next == std::size(kCallMetadataKeys)) return false;
+    ++next;
+  }
+  return true;
+}
+
+void copyCallMetadata(const Node &origin, Node &n) {
+  // A node straight from torch.export has just these keys: one copy of the
+  // map, not a lookup and an insertion per key (100k new nodes in a big graph).
+  if (n.metadata.empty() && onlyCallMetadata(origin.metadata)) {
+    n.metadata = origin.metadata;
+    return;
+  }
+  for (const char *key : kCallMetadataKeys)
+    if (const std::string *v = origin.metadata.find(key)) n.metadata.set(key, *v);
+}
+
+void moveCallMetadata(Node &origin, Node &n) {
+  if (n.metadata.empty() && onlyCallMetadata(origin.metadata)) n.metadata = std::move(origin.metadata);
+  else copyCallMetadata(origin, n);
 }
 
 size_t rewriteNodes(Graph &graph,

@@ -83,6 +83,10 @@ TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const De
 /// user's source line.
 Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, const std::string &outName,
               const Node *origin);
+/// The metadata makeCall copies from `origin` (stack trace, module stack, ...), into `n`.
+void copyCallMetadata(const Node &origin, Node &n);
+/// copyCallMetadata, moving the map out of `origin` where it holds nothing else.
+void moveCallMetadata(Node &origin, Node &n);
 
 /// Replaces every node for which `rewrite` returns a sequence; other nodes are kept.
 /// Recurses into subgraph arguments (cond branches). `rewrite` sees the graph

@@ -301,6 +301,22 @@ template <typename V> size_t positionOf(const OrderedMap<V> &map, const std::str
          sizeof(first);
 }
 
+/// positionOf, first comparing the few items from `hint` on (one past the
+/// last position found): constants and placeholders are mostly looked up in
+/// table order, and a compare in place costs less than a lookup's cache
+/// misses in a table of 100k+ entries. Keys are unique, so the result is the same.
+template <typename V> size_t positionFrom(const OrderedMap<V> &map, const std::string &key, size_t &hint) {
+  constexpr size_t kTries = 4;
+  for (size_t pos = hint, end = std::min(map.size(), hint + kTries); pos < end; ++pos)
+    if ((map.begin() + std::ptrdiff_t(pos))->first == key) {
+      hint = pos + 1;
+      return pos;
+    }
+  size_t pos = positionOf(map, key);
+  if (pos != kNoPosition) hint = pos + 1;
+  return pos;
+}
+
 /// Open addressing from a key to a dense id (0, 1, ...), one slot of 8 bytes
 /// (hash tag, id + 1) per entry: a 100k-node graph looks up every use once,
 /// and a node-based map cost an allocation per key and a cache miss per probe.
@@ -472,9 +488,10 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     ExportedProgram &ep = method.program;
     const std::vector<InputSpec> &specs = ep.signature.inputSpecs;
     st.names.reserve(specs.size());
+    size_t constantHint = 0;
     for (size_t k = 0; k < specs.size(); ++k) {
       const InputSpec &spec = specs[k];
-      size_t pos = spec.target.empty() ? kNoPosition : positionOf(program.constants, spec.target);
+      size_t pos = spec.target.empty() ? kNoPosition : positionFrom(program.constants, spec.target, constantHint);
       if (pos == kNoPosition) continue;
       ++refs[pos]; // any spec keeps its constant in the table
       bool lifted = spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer ||
@@ -537,15 +554,29 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
   // the FQN with '_' for '.', as torch.export names a lifted constant's.
   std::deque<std::string> newValueNames; // stable storage for the keys of newValues
   NameTable newValues; // placeholders named so far ("a.b" and "a_b" meet as "a_b")
+  // Every name freshFqn tries holds "_prop": a table without such a key (the
+  // constants, a graph's values: each unchanged until its method is done)
+  // cannot hold it, and is not looked up per fold (a miss in a 100k+ table).
+  auto anyProp = [](const auto &table) {
+    return std::any_of(table.begin(), table.end(),
+                       [](const auto &item) { return item.first.find("_prop") != std::string::npos; });
+  };
+  const bool constantsHaveProp = anyProp(program.constants);
+  const Graph *propChecked = nullptr;
+  bool valuesHaveProp = true;
   auto freshFqn = [&](const Graph &graph, uint32_t source) {
+    if (propChecked != &graph) {
+      propChecked = &graph;
+      valuesHaveProp = anyProp(graph.tensorValues);
+    }
     uint32_t root = rootOf[source] == kNone ? source : rootOf[source];
     const std::string base = entryAt(root).first + "_prop";
     for (int &k = nextSuffix[root];; ++k) {
       std::string fqn = k == 0 ? base : base + "_" + std::to_string(k);
       std::string value = "c_" + fqn; // torch.export's placeholder for a lifted tensor constant
       std::replace(value.begin(), value.end(), '.', '_');
-      if (program.constants.contains(fqn) || pendingNames.find(fqn) != kNone || graph.tensorValues.contains(value) ||
-          newValues.find(value) != kNone)
+      if ((constantsHaveProp && program.constants.contains(fqn)) || pendingNames.find(fqn) != kNone ||
+          (valuesHaveProp && graph.tensorValues.contains(value)) || newValues.find(value) != kNone)
         continue;
       const std::string &kept = newValueNames.emplace_back(std::move(value));
       newValues.insert(kept);
@@ -567,7 +598,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     std::vector<Added> added;
     // Kept nodes move down over folded ones in place (no second node array);
     // their uses of folded values take the placeholder's name on the way.
-    size_t keptNodes = 0, use = 0, candidate = 0;
+    size_t keptNodes = 0, use = 0, candidate = 0, outHint = 0;
     for (size_t k = 0; k < graph.nodes.size(); ++k) {
       Node &node = graph.nodes[k];
       // Exactly one tensor operand, a constant (or the result of an earlier fold).
@@ -579,7 +610,7 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
       if (operand != kNone && singleTensorOutput(node)) outId = st.candidates[candidate++];
       std::optional<ConstantTensor> view;
       ValueState *src = operand != kNone && st.values[operand].constant != kNone ? &st.values[operand] : nullptr;
-      size_t outPos = src && outId != kNone ? positionOf(graph.tensorValues, node.outputs[0].name)
+      size_t outPos = src && outId != kNone ? positionFrom(graph.tensorValues, node.outputs[0].name, outHint)
                                             : kNoPosition;
       const TensorMeta *outMeta =
           outPos != kNoPosition ? &(graph.tensorValues.begin() + std::ptrdiff_t(outPos))->second : nullptr;
@@ -671,11 +702,11 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode) {
     while (boundary < n && specs[boundary].kind != InputKind::UserInput &&
            specs[boundary].kind != InputKind::ConstantInput && specs[boundary].kind != InputKind::Token)
       ++boundary;
-    size_t keptSpecs = 0, insertAt = 0;
+    size_t keptSpecs = 0, insertAt = 0, deadHint = 0;
     for (size_t k = 0; k < n; ++k) {
       if (k == boundary) insertAt = keptSpecs;
       if (deadSpec[k]) {
-        deadValues.push_back(positionOf(graph.tensorValues, specs[k].arg.name));
+        deadValues.push_back(positionFrom(graph.tensorValues, specs[k].arg.name, deadHint));
         continue;
       }
       if (keptSpecs != k) {

@@ -16,6 +16,7 @@
 #include "Edge/SymSize.h"
 #include "IR/ValueNames.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -45,6 +46,12 @@ bool hasDefaultDimOrder(const TensorMeta &meta) {
 }
 
 void normalizeGraph(Graph &graph, TargetCache &targets) {
+  // Only a value whose dim order is not the default can change. A graph with
+  // none (most are contiguous throughout) needs no sweep over its nodes: one
+  // pass over the value table in order, not a lookup per node output.
+  if (std::all_of(graph.tensorValues.begin(), graph.tensorValues.end(),
+                  [](const auto &item) { return hasDefaultDimOrder(item.second); }))
+    return;
   for (const Node &node : graph.nodes) {
     const OpTarget &t = targets(node);
     if (t.dialect != TargetDialect::Aten) continue; // getitem, sym ops, cond, delegates

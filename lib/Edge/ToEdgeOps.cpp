@@ -60,7 +60,10 @@ void renameEdgeNodes(Program &program) {
       int *next = nullptr;
     };
     StringMap<Base> baseOf;
-    for (Node &node : ep.graph.nodes) {
+    // Per node: its output was renamed here already (the sweep below skips it).
+    std::vector<uint8_t> outputDone(ep.graph.nodes.size(), 0);
+    for (size_t index = 0; index < ep.graph.nodes.size(); ++index) {
+      Node &node = ep.graph.nodes[index];
       if (node.outputs.size() != 1 || node.outputs[0].kind != ArgKind::Tensor) continue;
       auto [slot, unseen] = baseOf.try_emplace(node.target);
       if (unseen) {
@@ -92,16 +95,32 @@ void renameEdgeNodes(Program &program) {
       while (taken(fresh)) fresh = base + "_" + std::to_string(++i);
       ++i;
       if (baseClash) given.set(fresh, true);
-      if (!renames.contains(current)) renames.set(current, std::move(fresh));
-      else if (!baseClash) givenTwice.push_back(std::move(fresh));
+      // The output takes its new name now (the one given to its name first),
+      // which saves the sweep a lookup per node.
+      if (const std::string *first = renames.find(current)) {
+        if (!baseClash) givenTwice.push_back(std::move(fresh));
+        node.outputs[0].name = *first;
+      } else {
+        node.outputs[0].name = renames.set(current, std::move(fresh));
+      }
+      outputDone[index] = 1;
     }
     if (renames.empty()) continue;
     // The renames in one sweep over the method, as renameValues does them.
     auto fix = [&](std::string &name) {
       if (const std::string *to = renames.find(name)) name = *to;
     };
-    renameNamesInMethod(ep, fix);
     Graph &g = ep.graph;
+    for (size_t index = 0; index < g.nodes.size(); ++index) {
+      Node &n = g.nodes[index];
+      for (auto &in : n.inputs) renameNamesIn(in.arg, fix);
+      if (!outputDone[index])
+        for (auto &out : n.outputs) renameNamesIn(out, fix);
+    }
+    for (auto &in : g.inputs) renameNamesIn(in, fix);
+    for (auto &o : g.outputs) renameNamesIn(o, fix);
+    for (auto &spec : ep.signature.inputSpecs) renameNamesIn(spec.arg, fix);
+    for (auto &spec : ep.signature.outputSpecs) renameNamesIn(spec.arg, fix);
     // Keys renamed in place, each keeping its position (the JSON stays in
     // definition order); no new names collide: each fresh one was not taken.
     g.tensorValues.rewrite([&](std::string &name, TensorMeta &) {

@@ -43,6 +43,12 @@ Verdict judge(const std::string &target, const std::vector<std::string> &allowNo
 }
 } // namespace
 
+bool needsAtenDialectCheck(const std::string &target, const OpTarget &) {
+  // Allowed is the one verdict that neither throws nor records metadata; it
+  // does not depend on --allow-non-core.
+  return judge(target, {}).kind != Verdict::Allowed;
+}
+
 void checkAtenDialect(Program &program, const std::vector<std::string> &allowNonCore) {
   // Judged once per distinct target string: a graph has many nodes and few targets.
   StringMap<Verdict> verdicts;

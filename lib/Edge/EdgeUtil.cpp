@@ -3,6 +3,8 @@
 #include "Edge/SymSize.h"
 #include "Support/Error.h"
 
+#include <string_view>
+
 namespace exir::edge {
 
 OpTarget targetOf(const Node &node) { return parseTarget(node.target); }
@@ -248,5 +250,56 @@ std::optional<std::vector<int64_t>> concreteInts(const Argument &arg) {
 }
 
 std::vector<SymInt> sizesOf(const Graph &graph, const std::string &name) { return metaOf(graph, name).sizes; }
+
+TargetCensus::TargetCensus(const Program &program) {
+  for (const auto &[name, method] : program.methods) add(method.program.graph);
+}
+
+void TargetCensus::add(const Graph &graph) {
+  // The last two targets seen (entry indices): runs of one op and chains
+  // alternating two (addmm, relu, addmm, ...) skip the hash.
+  size_t last = SIZE_MAX, before = SIZE_MAX;
+  for (const Node &node : graph.nodes) {
+    size_t entry;
+    if (last != SIZE_MAX && entries_[last].target == node.target) {
+      entry = last;
+    } else if (before != SIZE_MAX && entries_[before].target == node.target) {
+      entry = before;
+    } else {
+      auto [slot, unseen] = seen_.try_emplace(node.target, entries_.size());
+      if (unseen) entries_.push_back({node.target, parseTarget(node.target)});
+      entry = slot->second;
+    }
+    if (entry != last) {
+      before = last;
+      last = entry;
+    }
+    // Only higher-order ops (cond, map, ...) take graphs: the operands of an
+    // ATen or Edge op are not looked at (one cache miss less per node).
+    const OpTarget &t = entries_[entry].parsed;
+    if ((t.dialect == TargetDialect::Aten || t.dialect == TargetDialect::Edge) && t.ns != "higher_order") continue;
+    for (const auto &in : node.inputs)
+      if (in.arg.kind == ArgKind::Graph && in.arg.graph()) add(*in.arg.graph());
+  }
+}
+
+bool PassTrigger::anyIn(const TargetCensus &census) const {
+  if (kind == Kind::Always) return true;
+  for (const auto &entry : census.entries()) {
+    const OpTarget &t = entry.parsed;
+    if (kind == Kind::Matching) {
+      if (matches(entry.target, t)) return true;
+      continue;
+    }
+    if ((t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge) || t.ns != "aten") continue;
+    for (std::string_view rest = ops; !rest.empty();) {
+      size_t space = rest.find(' ');
+      std::string_view word = rest.substr(0, space);
+      if (word == t.name) return true;
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    }
+  }
+  return false;
+}
 
 } // namespace exir::edge

@@ -43,6 +43,44 @@ public:
 private:
   StringMap<OpTarget> parsed_;
 };
+/// The distinct op targets of a program: every method's graph and the
+/// branches of its higher-order ops. One sweep over the nodes; to_edge asks it
+/// whether a pass has anything to rewrite (PassTrigger) before the pass sweeps
+/// the graph itself.
+class TargetCensus {
+public:
+  explicit TargetCensus(const Program &program);
+  struct Entry {
+    std::string target;
+    OpTarget parsed;
+  };
+  const std::vector<Entry> &entries() const { return entries_; }
+
+private:
+  void add(const Graph &graph);
+  StringMap<size_t> seen_; // target -> its entry
+  std::vector<Entry> entries_;
+};
+
+/// Which ops a pass rewrites, as data (the last column of Passes.def). A pass
+/// whose trigger matches no target of the census would leave the program as
+/// it is. A trigger may match more than the pass rewrites, never less.
+struct PassTrigger {
+  enum class Kind { Always, AtenOps, Matching } kind = Kind::Always;
+  const char *ops = "";                                   // AtenOps: names, space-separated
+  bool (*matches)(const std::string &target, const OpTarget &parsed) = nullptr; // Matching
+  /// True if some target in the census may give the pass work.
+  bool anyIn(const TargetCensus &census) const;
+};
+/// The pass looks at more than op targets: it always runs.
+constexpr PassTrigger always() { return {}; }
+/// The pass rewrites only aten ops of these names (any overload, ATen or Edge dialect).
+constexpr PassTrigger atenOps(const char *names) { return {PassTrigger::Kind::AtenOps, names, nullptr}; }
+/// The pass rewrites only ops for which `matches` is true.
+constexpr PassTrigger matching(bool (*matches)(const std::string &, const OpTarget &)) {
+  return {PassTrigger::Kind::Matching, "", matches};
+}
+
 /// True if the node calls ns::name.overload in the ATen or Edge dialect.
 bool calls(const Node &node, const char *ns, const char *name, const char *overload);
 

@@ -186,6 +186,14 @@ void functionalizeGraph(ExportedProgram &ep) {
 
 } // namespace
 
+bool mayMutate(const std::string &, const OpTarget &t) {
+  // What functionalizeGraph rewrites or refuses; every other node it leaves alone.
+  if (t.dialect != TargetDialect::Aten) return false;
+  const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
+  if (!schema) return t.name.size() > 1 && t.name.back() == '_' && t.name.front() != '_';
+  return schema->isInplace() || schema->isOutVariant();
+}
+
 void functionalize(Program &program) {
   for (auto &[name, method] : program.methods) functionalizeGraph(method.program);
 }

@@ -9,8 +9,18 @@
 
 namespace exir::edge {
 
-#define EDGE_PASS(name, fn, summary) void fn(Program &program);
+#define EDGE_PASS(name, fn, summary, trigger) void fn(Program &program);
 #include "Edge/Passes.def"
+
+/// Trigger predicates of Passes.def (see PassTrigger), beside their passes.
+/// An in-place or out= ATen op (or an unknown one named like an in-place op).
+bool mayMutate(const std::string &target, const OpTarget &parsed);
+/// A runtime assert or a symbolic op (from the target's text alone).
+bool mayBeAssertOrSymOp(const std::string &target, const OpTarget &parsed);
+/// An ATen view op with a _copy twin.
+bool isViewOp(const std::string &target, const OpTarget &parsed);
+/// A target check-aten-dialect would not pass silently (not core ATen, unknown).
+bool needsAtenDialectCheck(const std::string &target, const OpTarget &parsed);
 
 /// Renames single-output edge nodes after their op (aten_add_tensor, ...).
 void renameEdgeNodes(Program &program);
@@ -26,6 +36,9 @@ void foldConstantsWith(Program &program, FoldConstantsMode mode);
 
 /// Every edge pass known to --pass.
 const std::vector<PassInfo> &edgePassRegistry();
+/// The trigger Passes.def gives pass `name` (always() for a name it lacks).
+struct PassTrigger;
+PassTrigger edgePassTrigger(const std::string &name);
 
 /// Every pass toEdge can run, in pipeline order, as (name, summary): the
 /// registry plus the steps --pass cannot name (check-aten-dialect, rewrite).

@@ -10,4 +10,6 @@ namespace exir::edge {
 
 void removeGraphAsserts(Program &program) { removeProgramAsserts(program); }
 
+bool mayBeAssertOrSymOp(const std::string &target, const OpTarget &) { return mayHoldGraphAssertWork(target); }
+
 } // namespace exir::edge

@@ -36,23 +36,41 @@ const std::map<std::string, std::string> kViewToCopy = {
 };
 } // namespace
 
+bool isViewOp(const std::string &, const OpTarget &t) {
+  if (t.dialect != TargetDialect::Aten || t.ns != "aten") return false;
+  auto it = kViewToCopy.find(t.name);
+  return it != kViewToCopy.end() && it->second != t.name;
+}
+
 void replaceViewOps(Program &program) {
   // Per distinct target: the target of its _copy twin, or "" for an op that is
   // not a view (worked out once, not per node).
-  StringMap<std::string> twins;
-  auto twinOf = [&](const std::string &target) -> const std::string & {
+  // Also whether its nodes may take subgraphs (a higher-order op's branches).
+  struct Twin {
+    std::string target;
+    bool higherOrder = false;
+  };
+  StringMap<Twin> twins;
+  auto twinOf = [&](const std::string &target) -> const Twin & {
     auto [slot, unseen] = twins.try_emplace(target);
     if (!unseen) return slot->second;
     OpTarget t = parseTarget(target);
+    slot->second.higherOrder = t.dialect != TargetDialect::Aten && t.dialect != TargetDialect::Edge;
     if (t.dialect != TargetDialect::Aten || t.ns != "aten") return slot->second;
     auto it = kViewToCopy.find(t.name);
     if (it == kViewToCopy.end() || it->second == t.name) return slot->second;
-    slot->second = atenTarget("aten", it->second, t.name == "_unsafe_view" ? "default" : t.overload);
+    slot->second.target = atenTarget("aten", it->second, t.name == "_unsafe_view" ? "default" : t.overload);
     return slot->second;
   };
-  auto replace = [&](Graph &graph, const std::string &) {
+  // Cond branches are rewritten like the method; only a higher-order op's
+  // operands are looked at for them (an ATen op takes no graph).
+  std::function<void(Graph &)> replace = [&](Graph &graph) {
     for (Node &node : graph.nodes) {
-      const std::string &twin = twinOf(node.target);
+      const Twin &found = twinOf(node.target);
+      if (found.higherOrder)
+        for (auto &in : node.inputs)
+          if (in.arg.kind == ArgKind::Graph && in.arg.graph()) replace(*in.arg.graph());
+      const std::string &twin = found.target;
       if (twin.empty()) continue;
       node.target = twin;
       for (const auto &o : node.outputs)
@@ -64,10 +82,7 @@ void replaceViewOps(Program &program) {
         });
     }
   };
-  for (auto &[methodName, method] : program.methods) {
-    replace(method.program.graph, "");
-    forEachSubgraph(method.program.graph, replace); // cond branches
-  }
+  for (auto &[methodName, method] : program.methods) replace(method.program.graph);
 }
 
 } // namespace exir::edge

@@ -39,6 +39,8 @@ bool mayBeSymOp(const std::string &target) {
 }
 } // namespace
 
+bool mayHoldGraphAssertWork(const std::string &target) { return mayBeAssert(target) || mayBeSymOp(target); }
+
 void removeGraphAssertsIn(Graph &g) {
   std::vector<bool> isAssert(g.nodes.size(), false);
   bool anyAssert = false;

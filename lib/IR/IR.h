@@ -655,6 +655,9 @@ bool isGraphAssert(const OpTarget &t);
 /// Removes the asserts of `graph` (not of its subgraphs) and then the symbolic
 /// ops only they used (sym_size.int -> _operator.ge -> _assert_scalar); linear.
 void removeGraphAssertsIn(Graph &graph);
+/// False when a node of this target is neither an assert nor a symbolic op,
+/// so removeGraphAssertsIn leaves it alone (from the text alone; true may be wrong).
+bool mayHoldGraphAssertWork(const std::string &target);
 /// removeGraphAssertsIn on every method's graph and control-flow branches.
 void removeProgramAsserts(Program &program);
 /// ATen ops computing a symbolic int from a tensor (sym_size.int, sym_numel, ...).

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "IR/IR.h"
+#include "IR/OrderedMap.h"
 #include "IR/StringHash.h"
 
 #include <functional>
@@ -188,6 +189,36 @@ void renameUses(ExportedProgram &ep, const std::unordered_map<std::string, std::
 
 /// "<stack trace's last frame>" for error messages, or "" when there is none.
 std::string userFrame(const Node &node);
+
+constexpr size_t kNoPosition = SIZE_MAX;
+
+/// The position of `key` among the items of `map` (begin() + it), or
+/// kNoPosition: per-item state lives in vectors, looked up once per key.
+/// OrderedMap keeps its items in one array, so the found value's address
+/// says where it is.
+template <typename V> size_t positionOf(const OrderedMap<V> &map, const std::string &key) {
+  const V *value = map.find(key);
+  if (!value) return kNoPosition;
+  const auto &first = *map.begin();
+  return size_t(reinterpret_cast<const char *>(value) - reinterpret_cast<const char *>(&first.second)) /
+         sizeof(first);
+}
+
+/// positionOf, first comparing the few items from `hint` on (one past the
+/// last position found): constants and placeholders are mostly looked up in
+/// table order, and a compare in place costs less than a lookup's cache
+/// misses in a table of 100k+ entries. Keys are unique, so the result is the same.
+template <typename V> size_t positionFrom(const OrderedMap<V> &map, const std::string &key, size_t &hint) {
+  constexpr size_t kTries = 4;
+  for (size_t pos = hint, end = std::min(map.size(), hint + kTries); pos < end; ++pos)
+    if ((map.begin() + std::ptrdiff_t(pos))->first == key) {
+      hint = pos + 1;
+      return pos;
+    }
+  size_t pos = positionOf(map, key);
+  if (pos != kNoPosition) hint = pos + 1;
+  return pos;
+}
 
 /// Integer list of an int[] / SymInt[] argument whose elements are all concrete.
 std::optional<std::vector<int64_t>> concreteInts(const Argument &arg);

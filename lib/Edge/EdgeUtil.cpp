@@ -88,7 +88,9 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
   return n;
 }
 
-static constexpr const char *kCallMetadataKeys[] = {"stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn"};
+// string_views: a compare with a key is a length check, not a strlen (twice per rewritten node).
+static constexpr std::string_view kCallMetadataKeys[] = {"stack_trace", "nn_module_stack", "source_fn_stack",
+                                                         "torch_fn"};
 
 /// Whether `metadata` holds only keys of kCallMetadataKeys, in that order:
 /// then the kept subset is the map itself.
@@ -109,8 +111,10 @@ void copyCallMetadata(const Node &origin, Node &n) {
     n.metadata = origin.metadata;
     return;
   }
-  for (const char *key : kCallMetadataKeys)
+  for (std::string_view view : kCallMetadataKeys) {
+    const std::string key(view);
     if (const std::string *v = origin.metadata.find(key)) n.metadata.set(key, *v);
+  }
 }
 
 void moveCallMetadata(Node &origin, Node &n) {

@@ -10,6 +10,7 @@
 #include "Serde/ProgramReader.h"
 #include "Serde/ExportJsonDom.h"
 #include "Serde/JsonWriter.h"
+#include "Serde/PayloadConfig.h"
 #include "Serde/ProgramJson.h"
 #include "Serde/Safetensors.h"
 #include "Serde/TorchPickle.h"
@@ -183,21 +184,83 @@ std::vector<int64_t> staticInts(const std::vector<SymInt> &values, const std::st
   return out;
 }
 
+/// `name`, tried first as the member after `last` (torch writes payloads in
+/// config order: a 100k-weight archive then costs no hash lookups, each a
+/// cache miss or three); `last` becomes the member found.
+const ZipMember *findNextMember(const ZipArchive &zip, const std::string &name, const ZipMember *&last) {
+  const std::vector<ZipMember> &members = zip.members();
+  if (last && last + 1 < members.data() + members.size() && last[1].name == name) return ++last;
+  return last = zip.find(name);
+}
+
+/// The constant `fqn` of a PayloadConfig entry whose metadata is read: `meta`
+/// fills in its dtype and view, after the member is found (the order in which
+/// problems are reported). Shared by the scanned and the DOM-read configs.
+template <typename FillMeta>
+void addPayloadTensor(const ZipArchive &zip, const std::string &fqn, const std::string &member,
+                      std::string_view pathName, bool usePickle, const std::string &file, const ZipMember *&last,
+                      json::Reader &r, const std::string &where, OrderedMap<ConstantTensor> &out,
+                      const FillMeta &meta) {
+  if (usePickle) {
+    // A tensor subclass saved with torch.save: the member is itself a zip.
+    OrderedMap<ConstantTensor> pickled;
+    addTorchSaveConstants(zip, member, pickled);
+    if (pickled.size() != 1)
+      r.fail("pickled payload '" + std::string(pathName) + "' does not hold exactly one plain tensor");
+    addConstant(out, fqn, pickled.begin()->second, where);
+    return;
+  }
+  const ZipMember *m = findNextMember(zip, member, last);
+  if (!m) r.fail("payload member '" + member + "' is missing from the archive");
+  ConstantTensor c;
+  meta(c);
+  c.data.file = file;
+  c.data.offset = zip.dataOffset(*m);
+  c.data.length = m->size;
+  stampArchiveRange(c.data, zip, m->crc);
+  addConstant(out, fqn, std::move(c), where);
+}
+
 // Raw payloads (torch 2.9+) described by a PayloadConfig member.
 void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const std::string &configMember,
                          OrderedMap<ConstantTensor> &out) {
   std::string where = zip.displayName() + ":" + configMember;
-  // Parsed in the buffer it is read into (a 100k-weight config is 30 MB).
-  json::Document doc(zip.readText(configMember), where);
+  // Mapped from the archive: a 100k-weight config is 30 MB.
+  json::PaddedText text = zip.readText(configMember);
   json::Reader r(where);
+  std::string file = absolutePath(zip.path());
+  std::string fqn, member;
+  const ZipMember *last = nullptr;
+  if (std::optional<PayloadTable> table = scanPayloadConfig(std::string_view(text.data(), text.size()))) {
+    // The common form, read without a DOM; the checks below are the DOM
+    // path's, in its order, at the same JSON pointers.
+    json::Reader::KeyScope configScope(r, "config");
+    out.reserve(out.size() + table->entries.size());
+    const int64_t *ints = table->ints.data();
+    for (const PayloadEntry &entry : table->entries) {
+      json::Reader::KeyScope entryScope(r, entry.fqn);
+      if (entry.pathName.empty()) r.fail("missing required field 'path_name' of PayloadMeta");
+      if (!entry.tensor) continue; // a TorchBind custom object, not a tensor
+      fqn.assign(entry.fqn);
+      member.assign(folder).append(entry.pathName);
+      addPayloadTensor(zip, fqn, member, entry.pathName, entry.usePickle, file, last, r, where, out,
+                       [&](ConstantTensor &c) {
+                         c.dtype = entry.dtype;
+                         c.sizes.assign(ints + entry.sizesAt, ints + entry.sizesAt + entry.sizesCount);
+                         c.strides.assign(ints + entry.stridesAt, ints + entry.stridesAt + entry.stridesCount);
+                         c.storageOffset = entry.storageOffset;
+                       });
+    }
+    return;
+  }
+  // Anything else (and every error) through the DOM, parsed in the mapped text.
+  json::Document doc(std::move(text), where);
   json::Object root = r.object(doc.root());
   auto config = root.at_key("config");
   if (config.error()) r.fail("missing required field 'config' of PayloadConfig");
   json::Reader::KeyScope configScope(r, "config");
-  std::string file = absolutePath(zip.path());
   json::Object entries = r.object(config.value_unsafe());
   out.reserve(out.size() + entries.size());
-  std::string fqn, member;
   for (auto entry : entries) {
     json::Reader::KeyScope entryScope(r, entry.key);
     fqn.assign(entry.key);
@@ -215,28 +278,13 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     if (pathName.empty()) r.fail("missing required field 'path_name' of PayloadMeta");
     if (!tensorMeta) continue; // a TorchBind custom object, not a tensor
     member.assign(folder).append(pathName);
-    if (usePickle) {
-      // A tensor subclass saved with torch.save: the member is itself a zip.
-      OrderedMap<ConstantTensor> pickled;
-      addTorchSaveConstants(zip, member, pickled);
-      if (pickled.size() != 1)
-        r.fail("pickled payload '" + pathName + "' does not hold exactly one plain tensor");
-      addConstant(out, fqn, pickled.begin()->second, where);
-      continue;
-    }
-    const ZipMember *m = zip.find(member);
-    if (!m) r.fail("payload member '" + member + "' is missing from the archive");
-    ConstantTensor c;
-    c.dtype = tensorMeta->dtype;
-    c.sizes = staticInts(tensorMeta->sizes, fqn, where);
-    c.strides = staticInts(tensorMeta->strides, fqn, where);
-    if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
-    c.storageOffset = tensorMeta->storageOffset.value;
-    c.data.file = file;
-    c.data.offset = zip.dataOffset(*m);
-    c.data.length = m->size;
-    stampArchiveRange(c.data, zip, m->crc);
-    addConstant(out, fqn, std::move(c), where);
+    addPayloadTensor(zip, fqn, member, pathName, usePickle, file, last, r, where, out, [&](ConstantTensor &c) {
+      c.dtype = tensorMeta->dtype;
+      c.sizes = staticInts(tensorMeta->sizes, fqn, where);
+      c.strides = staticInts(tensorMeta->strides, fqn, where);
+      if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
+      c.storageOffset = tensorMeta->storageOffset.value;
+    });
   }
 }
 

@@ -22,6 +22,7 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace exir {
@@ -444,16 +445,46 @@ simdjson::padded_string ZipArchive::readPadded(const std::string &name) const {
 }
 
 json::PaddedText ZipArchive::readText(const std::string &name) const {
+  json::PaddedText mapped = mapUnchecked(name);
+  if (mapped.empty()) return readPadded(name);
+  const ZipMember &member = *find(name);
+  if (crc32Update(0, std::string_view(mapped.data(), mapped.size())) != member.crc)
+    fail("cannot read zip member '" + member.name + "': CRC error", member.dataOffset - start_);
+  return mapped;
+}
+
+json::PaddedText ZipArchive::mapUnchecked(const std::string &name) const {
   const ZipMember &member = memberToRead(name);
-  if (member.stored) {
-    json::PaddedText mapped = json::PaddedText::mapRange(path_, member.dataOffset, member.size);
-    if (!mapped.empty()) {
-      if (crc32Update(0, std::string_view(mapped.data(), mapped.size())) != member.crc)
-        fail("cannot read zip member '" + member.name + "': CRC error", member.dataOffset - start_);
-      return mapped;
+  if (!member.stored) return {};
+  return json::PaddedText::mapRange(path_, member.dataOffset, member.size);
+}
+
+void ZipArchive::checkStoredCrc(const std::string &name) const {
+  const ZipMember &member = memberToRead(name);
+  if (!member.stored) return;
+  // In 16 MiB mappings of their own, each unmapped once summed: the parser's
+  // mapping of the same bytes may be freed first, and the pages do not stay
+  // in the process twice (a 120 MB model JSON).
+  constexpr uint64_t kPiece = 16 << 20;
+  auto page = uint64_t(sysconf(_SC_PAGESIZE));
+  uint32_t crc = 0;
+  std::string buffer;
+  for (uint64_t done = 0; done < member.size;) {
+    uint64_t n = std::min(kPiece, member.size - done);
+    uint64_t at = member.dataOffset + done, from = at / page * page;
+    size_t span = size_t(at - from + n);
+    void *base = mmap(nullptr, span, PROT_READ, MAP_SHARED, fd_, off_t(from));
+    if (base == MAP_FAILED) {
+      buffer.resize(size_t(n));
+      readAt(at - start_, buffer.data(), n, "data of a member");
+      crc = crc32Update(crc, buffer);
+    } else {
+      crc = crc32Update(crc, std::string_view(static_cast<const char *>(base) + (at - from), size_t(n)));
+      munmap(base, span);
     }
+    done += n;
   }
-  return readPadded(name);
+  if (crc != member.crc) fail("cannot read zip member '" + member.name + "': CRC error", member.dataOffset - start_);
 }
 
 uint64_t ZipArchive::dataOffset(const std::string &name) const {

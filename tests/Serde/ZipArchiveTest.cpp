@@ -322,9 +322,10 @@ TEST_CASE("zip reader: damaged ZIP64 records are refused with a byte offset", "[
 }
 
 TEST_CASE("zip reader: a large archive's local headers report the first damage in file order", "[serde][zip]") {
-  // 8192+ members are checked in two runs side by side (the first half of the
-  // file and the second, then the name index): the error is still the first
-  // one in file order, and an index error only comes when no header is damaged.
+  // 8192+ members are checked in two runs side by side (the first two thirds
+  // of the file, and the rest then the name index): the error is still the
+  // first one in file order, and an index error only comes when no header is
+  // damaged.
   std::vector<std::pair<std::string, std::string>> members;
   for (int i = 0; i < 9000; ++i) members.emplace_back("m/w" + std::to_string(i), std::string(size_t(i % 7), 'x'));
   const std::string good = buildZip(members);

@@ -359,7 +359,7 @@ Program programFromArchive(const std::string &path, InputFormat &format) {
     // while this one checks the text's CRC (10 ms for 120 MB, no longer ahead
     // of the parse) and then reads the constants table. The errors are the
     // sequential order's: the CRC's, then the program's, then the table's.
-    const auto &[name, member] = members[0];
+    const std::string &name = members[0].first, &member = members[0].second; // (lambdas capture no bindings)
     std::exception_ptr crcError, programError, constantsError;
     runBeside(
         [&] {

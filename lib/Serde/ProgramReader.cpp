@@ -10,6 +10,7 @@
 #include "Serde/ProgramReader.h"
 #include "Serde/ExportJsonDom.h"
 #include "Serde/JsonWriter.h"
+#include "Serde/PayloadConfig.h"
 #include "Serde/ProgramJson.h"
 #include "Serde/Safetensors.h"
 #include "Serde/TorchPickle.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <unordered_map>
 
@@ -78,11 +80,14 @@ ArchiveLayout detectLayout(const ZipArchive &zip) {
               zip.displayName());
 }
 
-ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
-  std::string where = zip.displayName() + ":" + member;
-  json::Document doc(zip.readText(member), where); // parsed where the archive is mapped
+ExportedProgram readMemberProgram(const std::string &where, json::PaddedText text) {
+  json::Document doc(std::move(text), where); // parsed where the archive is mapped
   json::Reader reader(where);
   return exportedProgramFromDom(doc.root(), reader);
+}
+
+ExportedProgram readMemberProgram(const ZipArchive &zip, const std::string &member) {
+  return readMemberProgram(zip.displayName() + ":" + member, zip.readText(member));
 }
 
 std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &layout) {
@@ -97,29 +102,35 @@ std::vector<std::string> pt2Models(const ZipArchive &zip, const ArchiveLayout &l
   return models;
 }
 
-std::vector<std::pair<std::string, ExportedProgram>> archivePrograms(const ZipArchive &zip,
-                                                                     const ArchiveLayout &layout) {
-  std::vector<std::pair<std::string, ExportedProgram>> out;
+/// The archive's programs as (name, member), in the order they are read.
+std::vector<std::pair<std::string, std::string>> programMembers(const ZipArchive &zip, const ArchiveLayout &layout) {
+  std::vector<std::pair<std::string, std::string>> out;
   switch (layout.format) {
   case InputFormat::Pt2Archive:
-    for (const auto &model : pt2Models(zip, layout))
-      out.emplace_back(model, readMemberProgram(zip, layout.root + "models/" + model + ".json"));
+    for (const auto &model : pt2Models(zip, layout)) out.emplace_back(model, layout.root + "models/" + model + ".json");
     break;
   case InputFormat::LegacyExportZip:
-    out.emplace_back("serialized_exported_program",
-                     readMemberProgram(zip, layout.root + "serialized_exported_program.json"));
+    out.emplace_back("serialized_exported_program", layout.root + "serialized_exported_program.json");
     break;
   case InputFormat::ETRecord:
     for (const char *name : {"edge_dialect_exported_program", "exported_program"})
-      if (zip.find(name)) out.emplace_back(name, readMemberProgram(zip, name));
+      if (zip.find(name)) out.emplace_back(name, name);
     for (const auto &m : zip.members())
       if (startsWith(m.name, "aten_dialect_output/") && !endsWith(m.name, "_state_dict") &&
           !endsWith(m.name, "_constants") && !endsWith(m.name, "_example_inputs"))
-        out.emplace_back(m.name, readMemberProgram(zip, m.name));
+        out.emplace_back(m.name, m.name);
     if (out.empty()) throw Error("ETRecord holds no exported program", zip.displayName());
     break;
   default: break;
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, ExportedProgram>> archivePrograms(const ZipArchive &zip,
+                                                                     const ArchiveLayout &layout) {
+  std::vector<std::pair<std::string, ExportedProgram>> out;
+  for (const auto &[name, member] : programMembers(zip, layout))
+    out.emplace_back(name, readMemberProgram(zip, member));
   return out;
 }
 
@@ -183,21 +194,83 @@ std::vector<int64_t> staticInts(const std::vector<SymInt> &values, const std::st
   return out;
 }
 
+/// `name`, tried first as the member after `last` (torch writes payloads in
+/// config order: a 100k-weight archive then costs no hash lookups, each a
+/// cache miss or three); `last` becomes the member found.
+const ZipMember *findNextMember(const ZipArchive &zip, const std::string &name, const ZipMember *&last) {
+  const std::vector<ZipMember> &members = zip.members();
+  if (last && last + 1 < members.data() + members.size() && last[1].name == name) return ++last;
+  return last = zip.find(name);
+}
+
+/// The constant `fqn` of a PayloadConfig entry whose metadata is read: `meta`
+/// fills in its dtype and view, after the member is found (the order in which
+/// problems are reported). Shared by the scanned and the DOM-read configs.
+template <typename FillMeta>
+void addPayloadTensor(const ZipArchive &zip, const std::string &fqn, const std::string &member,
+                      std::string_view pathName, bool usePickle, const std::string &file, const ZipMember *&last,
+                      json::Reader &r, const std::string &where, OrderedMap<ConstantTensor> &out,
+                      const FillMeta &meta) {
+  if (usePickle) {
+    // A tensor subclass saved with torch.save: the member is itself a zip.
+    OrderedMap<ConstantTensor> pickled;
+    addTorchSaveConstants(zip, member, pickled);
+    if (pickled.size() != 1)
+      r.fail("pickled payload '" + std::string(pathName) + "' does not hold exactly one plain tensor");
+    addConstant(out, fqn, pickled.begin()->second, where);
+    return;
+  }
+  const ZipMember *m = findNextMember(zip, member, last);
+  if (!m) r.fail("payload member '" + member + "' is missing from the archive");
+  ConstantTensor c;
+  meta(c);
+  c.data.file = file;
+  c.data.offset = zip.dataOffset(*m);
+  c.data.length = m->size;
+  stampArchiveRange(c.data, zip, m->crc);
+  addConstant(out, fqn, std::move(c), where);
+}
+
 // Raw payloads (torch 2.9+) described by a PayloadConfig member.
 void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const std::string &configMember,
                          OrderedMap<ConstantTensor> &out) {
   std::string where = zip.displayName() + ":" + configMember;
-  // Parsed in the buffer it is read into (a 100k-weight config is 30 MB).
-  json::Document doc(zip.readText(configMember), where);
+  // Mapped from the archive: a 100k-weight config is 30 MB.
+  json::PaddedText text = zip.readText(configMember);
   json::Reader r(where);
+  std::string file = absolutePath(zip.path());
+  std::string fqn, member;
+  const ZipMember *last = nullptr;
+  if (std::optional<PayloadTable> table = scanPayloadConfig(std::string_view(text.data(), text.size()))) {
+    // The common form, read without a DOM; the checks below are the DOM
+    // path's, in its order, at the same JSON pointers.
+    json::Reader::KeyScope configScope(r, "config");
+    out.reserve(out.size() + table->entries.size());
+    const int64_t *ints = table->ints.data();
+    for (const PayloadEntry &entry : table->entries) {
+      json::Reader::KeyScope entryScope(r, entry.fqn);
+      if (entry.pathName.empty()) r.fail("missing required field 'path_name' of PayloadMeta");
+      if (!entry.tensor) continue; // a TorchBind custom object, not a tensor
+      fqn.assign(entry.fqn);
+      member.assign(folder).append(entry.pathName);
+      addPayloadTensor(zip, fqn, member, entry.pathName, entry.usePickle, file, last, r, where, out,
+                       [&](ConstantTensor &c) {
+                         c.dtype = entry.dtype;
+                         c.sizes.assign(ints + entry.sizesAt, ints + entry.sizesAt + entry.sizesCount);
+                         c.strides.assign(ints + entry.stridesAt, ints + entry.stridesAt + entry.stridesCount);
+                         c.storageOffset = entry.storageOffset;
+                       });
+    }
+    return;
+  }
+  // Anything else (and every error) through the DOM, parsed in the mapped text.
+  json::Document doc(std::move(text), where);
   json::Object root = r.object(doc.root());
   auto config = root.at_key("config");
   if (config.error()) r.fail("missing required field 'config' of PayloadConfig");
   json::Reader::KeyScope configScope(r, "config");
-  std::string file = absolutePath(zip.path());
   json::Object entries = r.object(config.value_unsafe());
   out.reserve(out.size() + entries.size());
-  std::string fqn, member;
   for (auto entry : entries) {
     json::Reader::KeyScope entryScope(r, entry.key);
     fqn.assign(entry.key);
@@ -215,28 +288,13 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
     if (pathName.empty()) r.fail("missing required field 'path_name' of PayloadMeta");
     if (!tensorMeta) continue; // a TorchBind custom object, not a tensor
     member.assign(folder).append(pathName);
-    if (usePickle) {
-      // A tensor subclass saved with torch.save: the member is itself a zip.
-      OrderedMap<ConstantTensor> pickled;
-      addTorchSaveConstants(zip, member, pickled);
-      if (pickled.size() != 1)
-        r.fail("pickled payload '" + pathName + "' does not hold exactly one plain tensor");
-      addConstant(out, fqn, pickled.begin()->second, where);
-      continue;
-    }
-    const ZipMember *m = zip.find(member);
-    if (!m) r.fail("payload member '" + member + "' is missing from the archive");
-    ConstantTensor c;
-    c.dtype = tensorMeta->dtype;
-    c.sizes = staticInts(tensorMeta->sizes, fqn, where);
-    c.strides = staticInts(tensorMeta->strides, fqn, where);
-    if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
-    c.storageOffset = tensorMeta->storageOffset.value;
-    c.data.file = file;
-    c.data.offset = zip.dataOffset(*m);
-    c.data.length = m->size;
-    stampArchiveRange(c.data, zip, m->crc);
-    addConstant(out, fqn, std::move(c), where);
+    addPayloadTensor(zip, fqn, member, pathName, usePickle, file, last, r, where, out, [&](ConstantTensor &c) {
+      c.dtype = tensorMeta->dtype;
+      c.sizes = staticInts(tensorMeta->sizes, fqn, where);
+      c.strides = staticInts(tensorMeta->strides, fqn, where);
+      if (tensorMeta->storageOffset.isExpr) r.fail("symbolic storage offset");
+      c.storageOffset = tensorMeta->storageOffset.value;
+    });
   }
 }
 
@@ -293,11 +351,44 @@ Program programFromArchive(const std::string &path, InputFormat &format) {
   OrderedMap<ConstantTensor> constants;
   auto readPrograms = [&] { programs = archivePrograms(zip, layout); };
   auto readConstants = [&] { constants = archiveConstants(zip, layout); };
-  if (zip.members().size() >= kConstantsThreadMembers) {
-    runBeside(readPrograms, readConstants);
-  } else {
+  if (zip.members().size() < kConstantsThreadMembers) {
     readPrograms();
     readConstants();
+  } else if (auto members = programMembers(zip, layout); members.size() == 1 && zip.find(members[0].second)) {
+    // One program (the usual case): its text is parsed on the second thread
+    // while this one checks the text's CRC (10 ms for 120 MB, no longer ahead
+    // of the parse) and then reads the constants table. The errors are the
+    // sequential order's: the CRC's, then the program's, then the table's.
+    const std::string &name = members[0].first, &member = members[0].second; // (lambdas capture no bindings)
+    std::exception_ptr crcError, programError, constantsError;
+    runBeside(
+        [&] {
+          try {
+            std::string where = zip.displayName() + ":" + member;
+            json::PaddedText text = zip.mapUnchecked(member);
+            if (text.empty()) text = zip.readText(member); // read whole, CRC-checked
+            programs.emplace_back(name, readMemberProgram(where, std::move(text)));
+          } catch (...) {
+            programError = std::current_exception();
+          }
+        },
+        [&] {
+          try {
+            zip.checkStoredCrc(member);
+          } catch (...) {
+            crcError = std::current_exception();
+            return;
+          }
+          try {
+            readConstants();
+          } catch (...) {
+            constantsError = std::current_exception();
+          }
+        });
+    for (const std::exception_ptr &error : {crcError, programError, constantsError})
+      if (error) std::rethrow_exception(error);
+  } else {
+    runBeside(readPrograms, readConstants);
   }
   Program p;
   if (layout.format == InputFormat::Pt2Archive && programs.size() > 1) {

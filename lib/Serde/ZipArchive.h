@@ -57,6 +57,13 @@ public:
   /// The same text, a STORED member mapped from the file where it can be (no
   /// copy, no freshly zeroed pages: a 100k-node model JSON is 120 MB), CRC-checked.
   json::PaddedText readText(const std::string &name) const;
+  /// readText()'s mapping of a STORED member before its CRC check, so that the
+  /// check can run beside parsing the text (checkStoredCrc); empty where
+  /// readText() would read a copy. Throws what readText() throws before it maps.
+  json::PaddedText mapUnchecked(const std::string &name) const;
+  /// readText()'s CRC check of a STORED member (the same error), on bytes it
+  /// maps itself; nothing for a compressed member (its reader checks it).
+  void checkStoredCrc(const std::string &name) const;
   /// Absolute offset, in the underlying file, of a STORED member's data.
   uint64_t dataOffset(const std::string &name) const;
   /// The same for a member of this archive found already.

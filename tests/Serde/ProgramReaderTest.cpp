@@ -332,6 +332,58 @@ TEST_CASE("ZipArchive::readPadded gives read()'s bytes and checks the CRC as rea
   CHECK_THROWS_AS(zip.readPadded("big.json"), Error);
 }
 
+TEST_CASE("large archives report the sequential read's first error", "[serde][archive]") {
+  // An archive of 1024+ members reads its program beside its CRC check and its
+  // constants table; one with fewer reads them one after the other. Both must
+  // report the same first error: the model's CRC, then the model, then the table.
+  std::string dir = scratchDir("archive-error-order");
+  std::string model = readFileOrStdin(kInputs + "add_mul.json");
+  std::string wrongType = readFileOrStdin(kInputs + "wrong_type.json");
+  std::string meta = R"({"dtype": 7, "sizes": [], "requires_grad": false, "device": {"type": "cpu"},
+      "strides": [], "storage_offset": 0, "layout": 7})";
+  auto outcome = [&](const std::string &name, size_t weights, bool badCrc, bool badModel, bool badTable) {
+    std::vector<std::pair<std::string, std::string>> members = {
+        {"m/archive_format", "pt2"}, {"m/models/model.json", badModel ? wrongType : model}};
+    std::string config = "{\"config\": {";
+    for (size_t i = 0; i < weights; ++i) {
+      members.emplace_back("m/data/weights/w" + std::to_string(i), std::string(4, char(i)));
+      std::string pathName = badTable && i == 0 ? "missing" : "w" + std::to_string(i);
+      config += (i ? ", \"" : "\"") + std::to_string(i) + "\": {\"path_name\": \"" + pathName +
+                "\", \"tensor_meta\": " + meta + "}";
+    }
+    members.emplace_back("m/data/weights/model_weights_config.json", config + "}}");
+    std::string path = dir + "/" + name;
+    writeStoredZip(path, members);
+    if (badCrc) { // one byte of the model's text changed in place
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(ZipArchive(path).dataOffset("m/models/model.json") + 100));
+      f.put('\x01');
+    }
+    try {
+      Program p = readProgram(path);
+      CHECK(p.constants.size() == weights);
+      return std::string("read");
+    } catch (const Error &e) {
+      REQUIRE(e.file().rfind(path, 0) == 0);
+      return e.file().substr(path.size()) + " " + e.location() + " " + e.message();
+    }
+  };
+  for (int errors = 0; errors < 8; ++errors) {
+    bool badCrc = errors & 1, badModel = errors & 2, badTable = errors & 4;
+    INFO("crc " << badCrc << ", model " << badModel << ", table " << badTable);
+    std::string small = outcome("small.pt2", 10, badCrc, badModel, badTable);
+    std::string large = outcome("large.pt2", 1100, badCrc, badModel, badTable);
+    CHECK(small == large);
+    if (badCrc) CHECK(small.find(" byte ") == 0);
+    if (badCrc) CHECK(small.find(" cannot read zip member 'm/models/model.json': CRC error") != std::string::npos);
+    else if (badModel) CHECK(small.find(":m/models/model.json /graph_module/") == 0);
+    else if (badTable)
+      CHECK(small == ":m/data/weights/model_weights_config.json /config/0 payload member "
+                     "'m/data/weights/missing' is missing from the archive");
+    else CHECK(small == "read");
+  }
+}
+
 TEST_CASE("stdin: JSON is read, a zip is refused", "[serde][archive]") {
   struct StdinFrom {
     explicit StdinFrom(const std::string &text) : stream(text), saved(std::cin.rdbuf(stream.rdbuf())) {}

@@ -320,3 +320,54 @@ TEST_CASE("zip reader: damaged ZIP64 records are refused with a byte offset", "[
     expectRefused("zip64-extra.zip", bytes, "lacks the ZIP64 extra field");
   }
 }
+
+TEST_CASE("zip reader: a large archive's local headers report the first damage in file order", "[serde][zip]") {
+  // 8192+ members are checked in two runs side by side (the first two thirds
+  // of the file, and the rest then the name index): the error is still the
+  // first one in file order, and an index error only comes when no header is
+  // damaged.
+  std::vector<std::pair<std::string, std::string>> members;
+  for (int i = 0; i < 9000; ++i) members.emplace_back("m/w" + std::to_string(i), std::string(size_t(i % 7), 'x'));
+  const std::string good = buildZip(members);
+  // The local header of member i: the i-th "PK\3\4" (no data holds one).
+  auto header = [&](int i) {
+    size_t at = 0;
+    for (int k = 0; k <= i; ++k) at = find(good, "PK\3\4", k ? at + 4 : 0);
+    return at;
+  };
+  size_t early = header(10), late = header(8000);
+  auto damageName = [](std::string &bytes, size_t at) { bytes[at + 30] = 'M'; }; // 'm/...' -> 'M/...'
+  auto outcome = [&](const std::string &name, const std::string &bytes) {
+    std::string path = scratchFile(name, bytes);
+    try {
+      ZipArchive zip(path);
+      CHECK(zip.members().size() == members.size());
+      CHECK(zip.read("m/w8999") == std::string(8999 % 7, 'x'));
+      return std::string("read");
+    } catch (const Error &e) {
+      CHECK(e.file() == path);
+      return e.location() + ": " + e.message();
+    }
+  };
+  CHECK(outcome("large-good.zip", good) == "read");
+  std::string lateOnly = good, both = good;
+  damageName(lateOnly, late);
+  damageName(both, late);
+  damageName(both, early);
+  std::string lateError = "byte " + std::to_string(late) +
+                          ": not a valid zip archive: Zip archive inconsistent (member 'm/w8000': its local header "
+                          "has another name)";
+  CHECK(outcome("large-late.zip", lateOnly) == lateError);
+  CHECK(outcome("large-both.zip", both) == "byte " + std::to_string(early) +
+                                               ": not a valid zip archive: Zip archive inconsistent (member 'm/w10': "
+                                               "its local header has another name)");
+  // A name twice: found by the index once every header is good, and after a
+  // damaged header otherwise.
+  auto twice = members;
+  twice[8500].first = "m/w20";
+  std::string duplicate = buildZip(twice);
+  CHECK(outcome("large-duplicate.zip", duplicate).find("member 'm/w20' appears twice") != std::string::npos);
+  std::string duplicateAndLate = buildZip(twice);
+  damageName(duplicateAndLate, late);
+  CHECK(outcome("large-duplicate-late.zip", duplicateAndLate) == lateError);
+}

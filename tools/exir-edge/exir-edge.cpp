@@ -91,30 +91,22 @@ static void keepMethods(Program &program, const std::vector<std::string> &names,
 /// output that is written in place (a FIFO, a device) is verified first.
 static void verifyWhileWriting(const Program &program, const edge::DtypeRules &rules, const std::string &source,
                                const std::string &output, PassTimer &timer) {
-  double verifyWall = 0, verifyCpu = 0;
+  PassTimer::Step verifyTime{"(verifier)"}, writeTime{"(write output)"};
   auto verify = [&] {
-    PassClock wall;
-    double cpu = threadCpuMs();
-    attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); });
-    verifyWall = wall.wallMs();
-    verifyCpu = threadCpuMs() - cpu;
+    timer.timeOnThisThread(verifyTime, [&] { attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); }); });
   };
-  auto write = [&] { writeProgram(program, output); };
+  auto write = [&] { timer.timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); };
   std::error_code statError;
   auto status = std::filesystem::status(output, statError);
   bool staged = output == "-" || status.type() == std::filesystem::file_type::not_found ||
                 status.type() == std::filesystem::file_type::regular;
-  if (!staged) {
+  if (staged) runBeside(verify, write);
+  else {
     verify();
-    timer.add("(verifier)", verifyWall, verifyCpu);
-    timer.time("(write output)", write);
-    return;
+    write();
   }
-  PassClock clock;
-  runBeside(verify, write);
-  // The CPU columns still add up to the process's; the wall times overlap.
-  timer.add("(verifier)", verifyWall, verifyCpu);
-  timer.add("(write output)", clock.wallMs(), clock.cpuMs() - verifyCpu);
+  timer.add(verifyTime);
+  timer.add(writeTime);
 }
 
 int main(int argc, char **argv) {

@@ -101,18 +101,11 @@ int main(int argc, char **argv) {
     // nothing is written before both are done. A verifier error is the one
     // reported (the emit result, or its error, is dropped). Each row times its
     // own thread, so the rows overlap in wall time.
-    PassTimer::Entry verifyTime{"verify"}, emitTime{"emit"};
-    auto timed = [](PassTimer::Entry &entry, const std::function<void()> &work) {
-      PassClock wall;
-      double cpu = threadCpuMs();
-      work();
-      entry.wallMs = wall.wallMs();
-      entry.cpuMs = threadCpuMs() - cpu;
-    };
+    PassTimer::Step verifyTime{"verify"}, emitTime{"emit"};
     attributeErrorsTo(input, [&] {
       runBeside(
           [&] {
-            timed(verifyTime, [&] {
+            timer.timeOnThisThread(verifyTime, [&] {
               verifyProgram(program, Stage::Planned);
               // The memory plan is checked as strictly as exir-plan checks its own
               // output: overlaps, arena bounds, missing allocations, alignment.
@@ -120,11 +113,12 @@ int main(int argc, char **argv) {
             });
           },
           [&] {
-            timed(emitTime, [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
+            timer.timeOnThisThread(
+                emitTime, [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
           });
     });
-    timer.add(verifyTime.name, verifyTime.wallMs, verifyTime.cpuMs);
-    timer.add(emitTime.name, emitTime.wallMs, emitTime.cpuMs);
+    timer.add(verifyTime);
+    timer.add(emitTime);
     // A progress bar on stderr while large weights are copied (shown only on a terminal).
     std::unique_ptr<ProgressBar> bar;
     options.progress = [&](uint64_t written, uint64_t total) {

@@ -27,22 +27,6 @@
 
 using namespace exir;
 
-namespace {
-
-/// Runs `work` and adds its own thread's wall and CPU time to `entry`: for
-/// the steps that run beside another (each row times its own thread, so such
-/// rows overlap in wall time). The entries go to the PassTimer afterwards,
-/// from one thread.
-void timeOnThisThread(PassTimer::Entry &entry, const std::function<void()> &work) {
-  PassClock wall;
-  double cpu = threadCpuMs();
-  work();
-  entry.wallMs += wall.wallMs();
-  entry.cpuMs += threadCpuMs() - cpu;
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
   CLI::App app{"exir-plan: out-variant conversion and memory planning (to_executorch before emission).\n\n"
                "Examples:\n"
@@ -124,10 +108,10 @@ int main(int argc, char **argv) {
     // statics, tens of ms to parse) are built while the input is read. Their
     // error, if any, is left to the first use below, after the input's.
     PassTimer &timer = passFlags.timer();
-    PassTimer::Entry tablesTime{"(built-in tables)"}, readTime{"(read input)"};
+    PassTimer::Step tablesTime{"(built-in tables)"}, readTime{"(read input)"};
     runBeside(
         [&] {
-          timeOnThisThread(tablesTime, [] {
+          timer.timeOnThisThread(tablesTime, [] {
             try {
               OperatorTable::builtin();
               EdgeDtypeRules::builtin();
@@ -136,9 +120,9 @@ int main(int argc, char **argv) {
           });
         },
         [&] {
-          timeOnThisThread(readTime, [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
+          timer.timeOnThisThread(readTime, [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
         });
-    for (const auto &entry : {readTime, tablesTime}) timer.add(entry.name, entry.wallMs, entry.cpuMs);
+    for (const auto &step : {readTime, tablesTime}) timer.add(step);
     addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
@@ -171,15 +155,15 @@ int main(int argc, char **argv) {
     // The planned program is checked while it is written (both only read it):
     // outputs are committed only when the tool succeeds, so a program that
     // fails the check still leaves none, and the check's error is the one reported.
-    PassTimer::Entry verifyTime{"(verifier)"}, writeTime{"(write output)"};
+    PassTimer::Step verifyTime{"(verifier)"}, writeTime{"(write output)"};
     runBeside(
         [&] {
-          timeOnThisThread(verifyTime, [&] {
+          timer.timeOnThisThread(verifyTime, [&] {
             attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); });
           });
         },
-        [&] { timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); });
-    for (const auto &entry : {verifyTime, writeTime}) timer.add(entry.name, entry.wallMs, entry.cpuMs);
+        [&] { timer.timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); });
+    for (const auto &step : {verifyTime, writeTime}) timer.add(step);
     passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

@@ -120,6 +120,16 @@ void PassTimer::timeOnThisThread(Step &step, const std::function<void()> &work) 
   step.beside = std::this_thread::get_id() != thread_;
 }
 
+void PassTimer::timeBeside(const std::string &firstName, const std::function<void()> &first,
+                           const std::string &secondName, const std::function<void()> &second) {
+  Step a{firstName}, b{secondName};
+  PassClock clock;
+  runBeside([&] { timeOnThisThread(a, first); }, [&] { timeOnThisThread(b, second); });
+  b.cpuMs = std::max(0.0, clock.cpuMs() - a.cpuMs);
+  add(a);
+  add(b);
+}
+
 double PassTimer::elapsedMs() const {
   auto spans = spans_;
   std::sort(spans.begin(), spans.end());

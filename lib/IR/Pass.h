@@ -106,6 +106,13 @@ public:
   /// where the process's CPU time counts both. Safe on any thread (it does not
   /// touch the timer's entries); add() the step afterwards.
   void timeOnThisThread(Step &step, const std::function<void()> &work) const;
+  /// Runs `first` beside `second` (runBeside, whose errors it passes on) and,
+  /// when both succeed, adds a row for each: `first` with its own thread's CPU
+  /// time, `second` with the rest of the process's CPU time over the two (the
+  /// threads `second` starts to read or write in halves included), so the CPU
+  /// column still adds up to the process's.
+  void timeBeside(const std::string &firstName, const std::function<void()> &first, const std::string &secondName,
+                  const std::function<void()> &second);
   /// The report; `title` names the tool ("exir-edge").
   void print(std::ostream &os, const std::string &title) const;
   /// In first-run order, runs of a pass summed.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "IR/Pass.h"
 #include "IR/Verifier.h"
+#include "Support/Parallel.h"
 #include "GraphBuilder.h"
 
 #include <catch2/catch.hpp>
@@ -242,4 +243,37 @@ TEST_CASE("PassClock measures the CPU time the process spends", "[pass][time-pas
     for (int i = 0; i < 100000; ++i) sink = sink + uint64_t(i);
   CHECK(clock.cpuMs() >= 5);
   CHECK(clock.wallMs() >= clock.cpuMs() * 0.5); // one thread: CPU time cannot run far ahead of the clock
+}
+
+TEST_CASE("timeBeside adds a row per step, the CPU column adding up to the process's", "[pass][time-passes]") {
+  PassTimer timer;
+  volatile uint64_t sink = 0;
+  auto spin = [&](double cpuMs) { // until this thread has used cpuMs of CPU
+    double start = threadCpuMs();
+    while (threadCpuMs() - start < cpuMs)
+      for (int i = 0; i < 1000; ++i) sink = sink + uint64_t(i);
+  };
+  PassClock whole;
+  // `second` starts a helper thread of its own, as the two-half JSON writer
+  // does: its CPU time lands in second's row, not in first's.
+  timer.timeBeside("first", [&] { spin(5); }, "second", [&] {
+    std::thread helper([&] { spin(10); });
+    helper.join();
+  });
+  double processCpu = whole.cpuMs();
+  REQUIRE(timer.entries().size() == 2);
+  const auto &first = timer.entries()[0], &second = timer.entries()[1];
+  CHECK(first.name == "first");
+  CHECK(first.beside);
+  CHECK(second.name == "second");
+  CHECK_FALSE(second.beside);
+  CHECK(first.cpuMs >= 4);
+  CHECK(second.cpuMs >= 8); // the helper's, though second's own thread only waited
+  CHECK(first.cpuMs + second.cpuMs <= processCpu);
+
+  // An error passes on, and no row is added.
+  PassTimer failed;
+  CHECK_THROWS_AS(failed.timeBeside("first", [] { throw std::runtime_error("no"); }, "second", [] {}),
+                  std::runtime_error);
+  CHECK(failed.entries().empty());
 }

@@ -91,22 +91,18 @@ static void keepMethods(Program &program, const std::vector<std::string> &names,
 /// output that is written in place (a FIFO, a device) is verified first.
 static void verifyWhileWriting(const Program &program, const edge::DtypeRules &rules, const std::string &source,
                                const std::string &output, PassTimer &timer) {
-  PassTimer::Step verifyTime{"(verifier)"}, writeTime{"(write output)"};
-  auto verify = [&] {
-    timer.timeOnThisThread(verifyTime, [&] { attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); }); });
-  };
-  auto write = [&] { timer.timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); };
+  auto verify = [&] { attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); }); };
+  auto write = [&] { writeProgram(program, output); };
   std::error_code statError;
   auto status = std::filesystem::status(output, statError);
   bool staged = output == "-" || status.type() == std::filesystem::file_type::not_found ||
                 status.type() == std::filesystem::file_type::regular;
-  if (staged) runBeside(verify, write);
-  else {
-    verify();
-    write();
+  if (staged) {
+    timer.timeBeside("(verifier)", verify, "(write output)", write);
+  } else {
+    timer.time("(verifier)", verify);
+    timer.time("(write output)", write);
   }
-  timer.add(verifyTime);
-  timer.add(writeTime);
 }
 
 int main(int argc, char **argv) {

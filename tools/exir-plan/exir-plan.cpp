@@ -16,7 +16,6 @@
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
-#include "Support/Parallel.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
@@ -108,21 +107,16 @@ int main(int argc, char **argv) {
     // statics, tens of ms to parse) are built while the input is read. Their
     // error, if any, is left to the first use below, after the input's.
     PassTimer &timer = passFlags.timer();
-    PassTimer::Step tablesTime{"(built-in tables)"}, readTime{"(read input)"};
-    runBeside(
-        [&] {
-          timer.timeOnThisThread(tablesTime, [] {
-            try {
-              OperatorTable::builtin();
-              EdgeDtypeRules::builtin();
-            } catch (...) {
-            }
-          });
+    timer.timeBeside(
+        "(built-in tables)",
+        [] {
+          try {
+            OperatorTable::builtin();
+            EdgeDtypeRules::builtin();
+          } catch (...) {
+          }
         },
-        [&] {
-          timer.timeOnThisThread(readTime, [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
-        });
-    for (const auto &step : {readTime, tablesTime}) timer.add(step);
+        "(read input)", [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
@@ -155,15 +149,9 @@ int main(int argc, char **argv) {
     // The planned program is checked while it is written (both only read it):
     // outputs are committed only when the tool succeeds, so a program that
     // fails the check still leaves none, and the check's error is the one reported.
-    PassTimer::Step verifyTime{"(verifier)"}, writeTime{"(write output)"};
-    runBeside(
-        [&] {
-          timer.timeOnThisThread(verifyTime, [&] {
-            attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); });
-          });
-        },
-        [&] { timer.timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); });
-    for (const auto &step : {verifyTime, writeTime}) timer.add(step);
+    timer.timeBeside(
+        "(verifier)", [&] { attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); }); },
+        "(write output)", [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

@@ -223,10 +223,8 @@ int main(int argc, char **argv) {
       // (done before op libraries register).
       std::error_code sizeError;
       bool large = input != "-" && std::filesystem::file_size(input, sizeError) >= (1u << 20) && !sizeError;
-      passFlags.timer().time("(read input)", [&] {
-        if (large) runBeside(edge::preloadBuiltinTables, read);
-        else read();
-      });
+      if (large) passFlags.timer().timeBeside("(built-in tables)", edge::preloadBuiltinTables, "(read input)", read);
+      else passFlags.timer().time("(read input)", read);
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {

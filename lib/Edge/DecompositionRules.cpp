@@ -111,26 +111,33 @@ const std::map<std::string, ScalarType> &dtypeNames() {
   return m;
 }
 
-/// A rule expression parsed once, when the rules load. Evaluation follows the
-/// interpreter (ExprParser) step for step: the same order of reads and checks,
-/// so the same values and the same errors.
+/// A rule expression parsed once, when the rules load, and evaluated in the
+/// order it reads: left to right, each operation as soon as its operands are
+/// known, so a bad value is reported where reading it would stop. A syntax
+/// error parses as a Fail node where it stands: evaluating it first evaluates
+/// what was read before the error (its kids), then reports the error, so an
+/// expression reports the same error, at the same point, as reading it did.
 struct Expr {
-  enum class Op : uint8_t { Lit, Var, Or, And, Not, Cmp, Add, Sub, Mul, FloorDiv, Div, Neg, Attr, Index, List, Call };
+  enum class Op : uint8_t {
+    Lit, Var, Or, And, Not, Cmp, Add, Sub, Mul, FloorDiv, Div, Neg, Attr, Index, List, Call, Fail,
+  };
   Op op = Op::Lit;
-  uint8_t flags = 0; // Cmp: which comparison (kComparisons); Index: kHasLo | kSlice | kHasHi
+  uint8_t flags = 0; // Cmp: which comparison (kComparisons); Index: kHasLo | kSlice | kHasHi | kUnclosed;
+                     // Fail: kBadNumber | kBadFloat
   int id = -1;       // Var: name id
-  std::string name;  // Var / Attr / Call name
+  std::string name;  // Var / Attr / Call name; Fail: the error (kBadNumber: the literal's text)
   Val lit;           // Lit
   std::vector<Expr> kids;
 };
 constexpr uint8_t kHasLo = 1, kSlice = 2, kHasHi = 4;
+constexpr uint8_t kUnclosed = 8; // Index: the last kid is the Fail of a missing ']'
+constexpr uint8_t kBadNumber = 1, kBadFloat = 2; // Fail: a literal std::stoll / std::stod refuses
 constexpr const char *kComparisons[] = {"==", "!=", "<=", ">=", "<", ">"};
 
 } // namespace
 
-/// An expression of a rule: its text, and its parsed form unless the text does
-/// not parse (then it is interpreted when used, which reports the error exactly
-/// where and when it always did).
+/// An expression of a rule: its text (for errors) and its parsed form (a
+/// syntax error included, reported when the expression is evaluated).
 struct CompiledExpr {
   std::string text;
   std::shared_ptr<const Expr> root;
@@ -174,8 +181,7 @@ struct DecompositionRules::Rule {
 
 namespace {
 
-/// The tokens both expression parsers read: blanks, keywords and symbols,
-/// identifiers.
+/// The tokens of rule expressions: blanks, keywords and symbols, identifiers.
 class ExprLexer {
 protected:
   explicit ExprLexer(const std::string &text) : text_(text) {}
@@ -217,26 +223,222 @@ protected:
   }
 };
 
-class ExprParser : protected ExprLexer {
+/// Parses an expression into an Expr. It never throws: a syntax error becomes
+/// a Fail node, and the parse stops there (each production returns what it
+/// has read, the Fail last).
+class ExprParser : ExprLexer {
 public:
-  ExprParser(const std::string &text, Scope &scope) : ExprLexer(text), scope_(scope) {}
+  explicit ExprParser(const std::string &text) : ExprLexer(text) {}
 
-  Val parse() {
-    Val v = orExpr();
+  Expr parse() {
+    Expr e = orExpr();
+    if (failed_) return e;
     skip();
-    if (pos_ != text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
-    return v;
+    if (pos_ != text_.size()) return failure("unexpected '" + text_.substr(pos_) + "'", one(std::move(e)));
+    return e;
   }
 
-protected:
+private:
+  bool failed_ = false; // a syntax error was read: nothing after it is
+
+  /// The error `why`, reported after evaluating `before` (what was read).
+  Expr failure(std::string why, std::vector<Expr> before = {}) {
+    failed_ = true;
+    Expr e = node(Expr::Op::Fail, std::move(before));
+    e.name = std::move(why);
+    return e;
+  }
+  static std::vector<Expr> one(Expr e) {
+    std::vector<Expr> kids;
+    kids.push_back(std::move(e));
+    return kids;
+  }
+  static Expr node(Expr::Op op, std::vector<Expr> kids) {
+    Expr e;
+    e.op = op;
+    e.kids = std::move(kids);
+    return e;
+  }
+  static Expr binary(Expr::Op op, Expr a, Expr b) {
+    std::vector<Expr> kids;
+    kids.push_back(std::move(a));
+    kids.push_back(std::move(b));
+    return node(op, std::move(kids));
+  }
+  static Expr literal(Val v) {
+    Expr e;
+    e.lit = std::move(v);
+    return e;
+  }
+
+  Expr orExpr() {
+    Expr v = andExpr();
+    while (!failed_ && eat("or")) v = binary(Expr::Op::Or, std::move(v), andExpr());
+    return v;
+  }
+  Expr andExpr() {
+    Expr v = notExpr();
+    while (!failed_ && eat("and")) v = binary(Expr::Op::And, std::move(v), notExpr());
+    return v;
+  }
+  Expr notExpr() {
+    if (eat("not")) return node(Expr::Op::Not, one(notExpr()));
+    return cmpExpr();
+  }
+  Expr cmpExpr() {
+    Expr a = sumExpr();
+    if (failed_) return a;
+    for (uint8_t k = 0; k < std::size(kComparisons); ++k) {
+      if (!eat(kComparisons[k])) continue;
+      Expr c = binary(Expr::Op::Cmp, std::move(a), sumExpr());
+      c.flags = k;
+      return c;
+    }
+    return a;
+  }
+  Expr sumExpr() {
+    Expr v = prodExpr();
+    while (!failed_) {
+      if (eat("+")) v = binary(Expr::Op::Add, std::move(v), prodExpr());
+      else if (eat("-")) v = binary(Expr::Op::Sub, std::move(v), prodExpr());
+      else break;
+    }
+    return v;
+  }
+  Expr prodExpr() {
+    Expr v = unary();
+    while (!failed_) {
+      if (eat("*")) v = binary(Expr::Op::Mul, std::move(v), unary());
+      else if (eat("//")) v = binary(Expr::Op::FloorDiv, std::move(v), unary());
+      else if (eat("/")) v = binary(Expr::Op::Div, std::move(v), unary());
+      else break;
+    }
+    return v;
+  }
+  Expr unary() {
+    if (eat("-")) return node(Expr::Op::Neg, one(unary()));
+    Expr v = primary();
+    return failed_ ? v : postfix(std::move(v));
+  }
+  Expr postfix(Expr v) {
+    while (!failed_) {
+      skip();
+      if (pos_ < text_.size() && text_[pos_] == '.' && pos_ + 1 < text_.size() &&
+          std::isalpha(static_cast<unsigned char>(text_[pos_ + 1]))) {
+        ++pos_;
+        std::string attr = ident();
+        v = node(Expr::Op::Attr, one(std::move(v)));
+        v.name = std::move(attr);
+      } else if (eat("[")) {
+        std::vector<Expr> kids = one(std::move(v));
+        uint8_t flags = 0;
+        skip();
+        if (!(pos_ < text_.size() && text_[pos_] == ':')) {
+          kids.push_back(orExpr());
+          flags |= kHasLo;
+        }
+        if (!failed_ && eat(":")) {
+          flags |= kSlice;
+          skip();
+          if (!(pos_ < text_.size() && text_[pos_] == ']')) {
+            kids.push_back(orExpr());
+            flags |= kHasHi;
+          }
+        }
+        if (!failed_ && !eat("]")) {
+          kids.push_back(failure("expected ']'"));
+          flags |= kUnclosed;
+        }
+        v = node(Expr::Op::Index, std::move(kids));
+        v.flags = flags;
+      } else {
+        break;
+      }
+    }
+    return v;
+  }
+  /// `items` up to `close` (the opening bracket read): a List or Call node's
+  /// kids, or a failure after them.
+  std::optional<Expr> items(std::vector<Expr> &out, const char *close) {
+    if (eat(close)) return std::nullopt;
+    do out.push_back(orExpr());
+    while (!failed_ && eat(","));
+    if (failed_) return std::nullopt; // the failing item is the last kid
+    if (!eat(close)) return failure(std::string("expected '") + close + "'", std::move(out));
+    return std::nullopt;
+  }
+  Expr primary() {
+    skip();
+    if (pos_ >= text_.size()) return failure("unexpected end");
+    char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      bool isFloat = false;
+      std::string num = numberToken(isFloat);
+      try {
+        return literal(isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num))));
+      } catch (const std::exception &) {
+        Expr e = failure(std::move(num));
+        e.flags = kBadNumber | (isFloat ? kBadFloat : 0);
+        return e;
+      }
+    }
+    if (c == '$') {
+      ++pos_;
+      Expr e;
+      e.op = Expr::Op::Var;
+      e.name = ident();
+      e.id = internName(e.name);
+      return e;
+    }
+    if (c == '\'') {
+      size_t end = text_.find('\'', pos_ + 1);
+      if (end == std::string::npos) return failure("unterminated string");
+      Val v;
+      v.k = Val::K::Str;
+      v.s = text_.substr(pos_ + 1, end - pos_ - 1);
+      pos_ = end + 1;
+      return literal(std::move(v));
+    }
+    if (eat("(")) {
+      Expr v = orExpr();
+      if (!failed_ && !eat(")")) return failure("expected ')'", one(std::move(v)));
+      return v;
+    }
+    if (eat("[")) {
+      std::vector<Expr> kids;
+      if (auto f = items(kids, "]")) return std::move(*f);
+      return node(Expr::Op::List, std::move(kids));
+    }
+    std::string name = ident();
+    if (name.empty()) return failure(std::string("unexpected '") + c + "'");
+    if (name == "none" || name == "None" || name == "null") return literal(Val::none());
+    if (name == "true" || name == "True") return literal(Val::boolean(true));
+    if (name == "false" || name == "False") return literal(Val::boolean(false));
+    if (name == "inf") return literal(Val::real(INFINITY));
+    if (auto it = dtypeNames().find(name); it != dtypeNames().end()) return literal(Val::dtype(it->second));
+    if (!eat("(")) return failure("unknown name '" + name + "' (values are written $name)");
+    std::vector<Expr> kids;
+    if (auto f = items(kids, ")")) return std::move(*f);
+    Expr e = node(Expr::Op::Call, std::move(kids));
+    e.name = std::move(name);
+    return e;
+  }
+};
+
+/// Evaluates a parsed expression against a scope. `live_` is false on the
+/// untaken side of and/or: names are still looked up and syntax errors still
+/// reported, nothing else is evaluated.
+class ExprEvaluator {
+public:
+  ExprEvaluator(const std::string &text, Scope &scope) : text_(text), scope_(scope) {}
+  Val run(const Expr &e) { return eval(e); }
+
+private:
+  const std::string &text_;
   Scope &scope_;
-  // False while parsing the untaken side of and/or: syntax only, no evaluation.
   bool live_ = true;
 
   [[noreturn]] void fail(const std::string &why) { scope_.fail("in expression '" + text_ + "': " + why); }
-  void expect(const std::string &tok) {
-    if (!eat(tok)) fail("expected '" + tok + "'");
-  }
 
   bool truthy(const Val &v) {
     switch (v.k) {
@@ -278,156 +480,6 @@ protected:
     }
   }
 
-  Val orExpr() {
-    Val v = andExpr();
-    while (eat("or")) {
-      bool taken = live_ && truthy(v), saved = live_;
-      if (taken) live_ = false;
-      Val r = andExpr();
-      live_ = saved;
-      v = live_ ? Val::boolean(taken || truthy(r)) : Val::none();
-    }
-    return v;
-  }
-  Val andExpr() {
-    Val v = notExpr();
-    while (eat("and")) {
-      bool skipped = live_ && !truthy(v), saved = live_;
-      if (skipped) live_ = false;
-      Val r = notExpr();
-      live_ = saved;
-      v = live_ ? Val::boolean(!skipped && truthy(r)) : Val::none();
-    }
-    return v;
-  }
-  Val notExpr() {
-    if (eat("not")) {
-      Val v = notExpr();
-      return live_ ? Val::boolean(!truthy(v)) : Val::none();
-    }
-    return cmpExpr();
-  }
-  Val cmpExpr() {
-    Val a = sumExpr();
-    for (const char *op : {"==", "!=", "<=", ">=", "<", ">"}) {
-      if (!eat(op)) continue;
-      Val b = sumExpr();
-      if (!live_) return Val::none();
-      std::string o = op;
-      if (o == "==") return Val::boolean(equal(a, b));
-      if (o == "!=") return Val::boolean(!equal(a, b));
-      double x = number(a), y = number(b);
-      if (o == "<=") return Val::boolean(x <= y);
-      if (o == ">=") return Val::boolean(x >= y);
-      if (o == "<") return Val::boolean(x < y);
-      return Val::boolean(x > y);
-    }
-    return a;
-  }
-  Val sumExpr() {
-    Val v = prodExpr();
-    for (;;) {
-      if (eat("+")) {
-        Val r = prodExpr();
-        if (!live_) continue;
-        if (v.k == Val::K::List && r.k == Val::K::List) {
-          v.raw = nullptr;
-          v.list.insert(v.list.end(), r.list.begin(), r.list.end());
-        } else if (v.k == Val::K::Int && r.k == Val::K::Int) {
-          v = Val::integer(symAdd(v.i, r.i));
-        } else {
-          v = Val::real(number(v) + number(r));
-        }
-      } else if (eat("-")) {
-        Val r = prodExpr();
-        if (!live_) continue;
-        if (v.k == Val::K::Int && r.k == Val::K::Int)
-          v = Val::integer(symAdd(v.i, symMul(SymInt::of(-1), r.i)));
-        else
-          v = Val::real(number(v) - number(r));
-      } else {
-        return v;
-      }
-    }
-  }
-  Val prodExpr() {
-    Val v = unary();
-    for (;;) {
-      if (eat("*")) {
-        Val r = unary();
-        if (!live_) continue;
-        if (v.k == Val::K::List) {
-          int64_t n = concrete(r, "list repeat count");
-          std::vector<Val> out;
-          for (int64_t k = 0; k < n; ++k) out.insert(out.end(), v.list.begin(), v.list.end());
-          v = Val::ofList(std::move(out));
-        } else if (v.k == Val::K::Int && r.k == Val::K::Int) {
-          v = Val::integer(symMul(v.i, r.i));
-        } else {
-          v = Val::real(number(v) * number(r));
-        }
-      } else if (eat("//")) {
-        Val r = unary();
-        if (!live_) continue;
-        v = Val::integer(symFloorDiv(v.i, r.i));
-      } else if (eat("/")) {
-        Val r = unary();
-        if (!live_) continue;
-        v = Val::real(number(v) / number(r));
-      } else {
-        return v;
-      }
-    }
-  }
-  Val unary() {
-    if (eat("-")) {
-      Val v = unary();
-      if (!live_) return v;
-      if (v.k == Val::K::Int) return Val::integer(symMul(SymInt::of(-1), v.i));
-      return Val::real(-number(v));
-    }
-    return postfix(primary());
-  }
-
-  Val postfix(Val v) {
-    for (;;) {
-      skip();
-      if (pos_ < text_.size() && text_[pos_] == '.' && pos_ + 1 < text_.size() &&
-          std::isalpha(static_cast<unsigned char>(text_[pos_ + 1]))) {
-        ++pos_;
-        std::string attr = ident();
-        if (!live_) continue;
-        v = attribute(v, attr);
-      } else if (eat("[")) {
-        if (!live_) {
-          skip();
-          if (!(pos_ < text_.size() && text_[pos_] == ':')) orExpr();
-          if (eat(":")) {
-            skip();
-            if (!(pos_ < text_.size() && text_[pos_] == ']')) orExpr();
-          }
-          expect("]");
-          continue;
-        }
-        Val seq = v;
-        if (seq.k == Val::K::Tensor) seq = shapeOf(v); // $x[i]: size i of tensor x
-        if (seq.k != Val::K::List) fail("indexing a value that is not a list");
-        std::optional<int64_t> lo, hi;
-        bool slice = false;
-        skip();
-        if (!(pos_ < text_.size() && text_[pos_] == ':')) lo = concrete(orExpr(), "index");
-        if (eat(":")) {
-          slice = true;
-          skip();
-          if (!(pos_ < text_.size() && text_[pos_] == ']')) hi = concrete(orExpr(), "slice end");
-        }
-        expect("]");
-        v = subscript(seq, lo, hi, slice);
-      } else {
-        return v;
-      }
-    }
-  }
   Val attribute(const Val &v, const std::string &attr) {
     if (v.k != Val::K::Tensor) fail("." + attr + " of a value that is not a tensor");
     const TensorMeta &m = metaOf(scope_.graph, v.s);
@@ -459,63 +511,6 @@ protected:
     std::vector<Val> sizes;
     for (const auto &s : metaOf(scope_.graph, t.s).sizes) sizes.push_back(Val::integer(s));
     return Val::ofList(std::move(sizes));
-  }
-
-  Val primary() {
-    skip();
-    if (pos_ >= text_.size()) fail("unexpected end");
-    char c = text_[pos_];
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      bool isFloat = false;
-      std::string num = numberToken(isFloat);
-      if (num == "inf") return Val::real(INFINITY);
-      return isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num)));
-    }
-    if (c == '$') {
-      ++pos_;
-      std::string name = ident();
-      const Val *v = scope_.find(nameId(name));
-      if (!v) fail("unknown name '$" + name + "'");
-      return *v;
-    }
-    if (c == '\'') {
-      size_t end = text_.find('\'', pos_ + 1);
-      if (end == std::string::npos) fail("unterminated string");
-      Val v;
-      v.k = Val::K::Str;
-      v.s = text_.substr(pos_ + 1, end - pos_ - 1);
-      pos_ = end + 1;
-      return v;
-    }
-    if (eat("(")) {
-      Val v = orExpr();
-      expect(")");
-      return v;
-    }
-    if (eat("[")) {
-      std::vector<Val> items;
-      if (!eat("]")) {
-        do items.push_back(orExpr());
-        while (eat(","));
-        expect("]");
-      }
-      return Val::ofList(std::move(items));
-    }
-    std::string name = ident();
-    if (name.empty()) fail(std::string("unexpected '") + c + "'");
-    if (name == "none" || name == "None" || name == "null") return Val::none();
-    if (name == "true" || name == "True") return Val::boolean(true);
-    if (name == "false" || name == "False") return Val::boolean(false);
-    if (name == "inf") return Val::real(INFINITY);
-    if (auto it = dtypeNames().find(name); it != dtypeNames().end()) return Val::dtype(it->second);
-    if (!eat("(")) fail("unknown name '" + name + "' (values are written $name)");
-    std::vector<Val> args;
-    if (!eat(")")) {
-      do args.push_back(orExpr());
-      while (eat(","));
-      expect(")");
-    }
-    return call(name, args);
   }
 
   Val call(const std::string &fn, std::vector<Val> &a) {
@@ -594,18 +589,7 @@ protected:
     }
     fail("unknown function '" + fn + "'");
   }
-};
 
-
-/// Evaluates a compiled expression, with the interpreter's helpers and its
-/// `live_` flag (false on the untaken side of and/or: names are still looked
-/// up, nothing else is evaluated).
-class ExprEvaluator : ExprParser {
-public:
-  ExprEvaluator(const std::string &text, Scope &scope) : ExprParser(text, scope) {}
-  Val run(const Expr &e) { return eval(e); }
-
-private:
   Val eval(const Expr &e) {
     using Op = Expr::Op;
     switch (e.op) {
@@ -713,6 +697,7 @@ private:
       if (!live_) {
         if (e.flags & kHasLo) eval(e.kids[next++]);
         if (e.flags & kHasHi) eval(e.kids[next++]);
+        if (e.flags & kUnclosed) eval(e.kids[next]);
         return v;
       }
       Val seq = v.k == Val::K::Tensor ? shapeOf(v) : v; // $x[i]: size i of tensor x
@@ -720,6 +705,7 @@ private:
       std::optional<int64_t> lo, hi;
       if (e.flags & kHasLo) lo = concrete(eval(e.kids[next++]), "index");
       if (e.flags & kHasHi) hi = concrete(eval(e.kids[next++]), "slice end");
+      if (e.flags & kUnclosed) eval(e.kids[next]); // the missing ']': throws
       return subscript(seq, lo, hi, e.flags & kSlice);
     }
     case Op::List: {
@@ -734,223 +720,28 @@ private:
       for (const auto &k : e.kids) args.push_back(eval(k));
       return call(e.name, args);
     }
+    case Op::Fail: {
+      // Dead or live, a syntax error is reported once what precedes it is read.
+      for (const auto &k : e.kids) eval(k);
+      if (e.flags & kBadNumber) { // the conversion throws again, as it did when parsed
+        if (e.flags & kBadFloat) (void)std::stod(e.name);
+        else (void)std::stoll(e.name);
+      }
+      fail(e.name);
+    }
     }
     return Val::none();
-  }
-};
-
-/// Parses an expression the way ExprParser reads it, into an Expr; throws
-/// Unparsable where the interpreter would report a syntax error (or a literal
-/// does not convert), and the rule then keeps the interpreter for it.
-class ExprCompiler : ExprLexer {
-public:
-  struct Unparsable {};
-  explicit ExprCompiler(const std::string &text) : ExprLexer(text) {}
-
-  Expr parse() {
-    Expr e = orExpr();
-    skip();
-    if (pos_ != text_.size()) throw Unparsable{};
-    return e;
-  }
-
-private:
-  void expect(const std::string &tok) {
-    if (!eat(tok)) throw Unparsable{};
-  }
-  static Expr node(Expr::Op op, std::vector<Expr> kids) {
-    Expr e;
-    e.op = op;
-    e.kids = std::move(kids);
-    return e;
-  }
-  static Expr binary(Expr::Op op, Expr a, Expr b) {
-    std::vector<Expr> kids;
-    kids.push_back(std::move(a));
-    kids.push_back(std::move(b));
-    return node(op, std::move(kids));
-  }
-  static Expr literal(Val v) {
-    Expr e;
-    e.lit = std::move(v);
-    return e;
-  }
-
-  Expr orExpr() {
-    Expr v = andExpr();
-    while (eat("or")) v = binary(Expr::Op::Or, std::move(v), andExpr());
-    return v;
-  }
-  Expr andExpr() {
-    Expr v = notExpr();
-    while (eat("and")) v = binary(Expr::Op::And, std::move(v), notExpr());
-    return v;
-  }
-  Expr notExpr() {
-    if (eat("not")) {
-      std::vector<Expr> kids;
-      kids.push_back(notExpr());
-      return node(Expr::Op::Not, std::move(kids));
-    }
-    return cmpExpr();
-  }
-  Expr cmpExpr() {
-    Expr a = sumExpr();
-    for (uint8_t k = 0; k < std::size(kComparisons); ++k) {
-      if (!eat(kComparisons[k])) continue;
-      Expr c = binary(Expr::Op::Cmp, std::move(a), sumExpr());
-      c.flags = k;
-      return c;
-    }
-    return a;
-  }
-  Expr sumExpr() {
-    Expr v = prodExpr();
-    for (;;) {
-      if (eat("+")) v = binary(Expr::Op::Add, std::move(v), prodExpr());
-      else if (eat("-")) v = binary(Expr::Op::Sub, std::move(v), prodExpr());
-      else return v;
-    }
-  }
-  Expr prodExpr() {
-    Expr v = unary();
-    for (;;) {
-      if (eat("*")) v = binary(Expr::Op::Mul, std::move(v), unary());
-      else if (eat("//")) v = binary(Expr::Op::FloorDiv, std::move(v), unary());
-      else if (eat("/")) v = binary(Expr::Op::Div, std::move(v), unary());
-      else return v;
-    }
-  }
-  Expr unary() {
-    if (eat("-")) {
-      std::vector<Expr> kids;
-      kids.push_back(unary());
-      return node(Expr::Op::Neg, std::move(kids));
-    }
-    return postfix(primary());
-  }
-  Expr postfix(Expr v) {
-    for (;;) {
-      skip();
-      if (pos_ < text_.size() && text_[pos_] == '.' && pos_ + 1 < text_.size() &&
-          std::isalpha(static_cast<unsigned char>(text_[pos_ + 1]))) {
-        ++pos_;
-        std::string attr = ident();
-        std::vector<Expr> kids;
-        kids.push_back(std::move(v));
-        v = node(Expr::Op::Attr, std::move(kids));
-        v.name = std::move(attr);
-      } else if (eat("[")) {
-        std::vector<Expr> kids;
-        kids.push_back(std::move(v));
-        uint8_t flags = 0;
-        skip();
-        if (!(pos_ < text_.size() && text_[pos_] == ':')) {
-          kids.push_back(orExpr());
-          flags |= kHasLo;
-        }
-        if (eat(":")) {
-          flags |= kSlice;
-          skip();
-          if (!(pos_ < text_.size() && text_[pos_] == ']')) {
-            kids.push_back(orExpr());
-            flags |= kHasHi;
-          }
-        }
-        expect("]");
-        v = node(Expr::Op::Index, std::move(kids));
-        v.flags = flags;
-      } else {
-        return v;
-      }
-    }
-  }
-  Expr primary() {
-    skip();
-    if (pos_ >= text_.size()) throw Unparsable{};
-    char c = text_[pos_];
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      bool isFloat = false;
-      std::string num = numberToken(isFloat);
-      try {
-        return literal(isFloat ? Val::real(std::stod(num)) : Val::integer(SymInt::of(std::stoll(num))));
-      } catch (const std::exception &) {
-        throw Unparsable{}; // the interpreter throws it when it gets there
-      }
-    }
-    if (c == '$') {
-      ++pos_;
-      Expr e;
-      e.op = Expr::Op::Var;
-      e.name = ident();
-      e.id = internName(e.name);
-      return e;
-    }
-    if (c == '\'') {
-      size_t end = text_.find('\'', pos_ + 1);
-      if (end == std::string::npos) throw Unparsable{};
-      Val v;
-      v.k = Val::K::Str;
-      v.s = text_.substr(pos_ + 1, end - pos_ - 1);
-      pos_ = end + 1;
-      return literal(std::move(v));
-    }
-    if (eat("(")) {
-      Expr v = orExpr();
-      expect(")");
-      return v;
-    }
-    if (eat("[")) {
-      std::vector<Expr> items;
-      if (!eat("]")) {
-        do items.push_back(orExpr());
-        while (eat(","));
-        expect("]");
-      }
-      return node(Expr::Op::List, std::move(items));
-    }
-    std::string name = ident();
-    if (name.empty()) throw Unparsable{};
-    if (name == "none" || name == "None" || name == "null") return literal(Val::none());
-    if (name == "true" || name == "True") return literal(Val::boolean(true));
-    if (name == "false" || name == "False") return literal(Val::boolean(false));
-    if (name == "inf") return literal(Val::real(INFINITY));
-    if (auto it = dtypeNames().find(name); it != dtypeNames().end()) return literal(Val::dtype(it->second));
-    if (!eat("(")) throw Unparsable{};
-    std::vector<Expr> args;
-    if (!eat(")")) {
-      do args.push_back(orExpr());
-      while (eat(","));
-      expect(")");
-    }
-    Expr e = node(Expr::Op::Call, std::move(args));
-    e.name = std::move(name);
-    return e;
   }
 };
 
 CompiledExpr compileExpr(std::string text) {
   CompiledExpr c;
   c.text = std::move(text);
-  try {
-    c.root = std::make_shared<const Expr>(ExprCompiler(c.text).parse());
-  } catch (const ExprCompiler::Unparsable &) {
-    // Interpreted when used; number the names it may read, so that it finds them bound.
-    for (size_t p = c.text.find('$'); p != std::string::npos; p = c.text.find('$', p + 1)) {
-      size_t start = p + 1; // ident() skips blanks after '$' too
-      while (start < c.text.size() && std::isspace(static_cast<unsigned char>(c.text[start]))) ++start;
-      size_t end = start;
-      while (end < c.text.size() && (std::isalnum(static_cast<unsigned char>(c.text[end])) || c.text[end] == '_')) ++end;
-      internName(c.text.substr(start, end - start));
-    }
-  }
+  c.root = std::make_shared<const Expr>(ExprParser(c.text).parse());
   return c;
 }
 
-Val evaluate(const CompiledExpr &e, Scope &scope) {
-  if (e.root) return ExprEvaluator(e.text, scope).run(*e.root);
-  return ExprParser(e.text, scope).parse();
-}
+Val evaluate(const CompiledExpr &e, Scope &scope) { return ExprEvaluator(e.text, scope).run(*e.root); }
 
 //===----------------------------------------------------------------------===//
 // Arguments <-> values

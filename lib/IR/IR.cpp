@@ -7,6 +7,35 @@
 
 namespace exir {
 
+// The IR's hot records must not grow (a 100k-node program holds millions of
+// them, and fresh memory is most of the time): each out-of-line part is one
+// pointer, and the rest is the listed inline fields.
+static_assert(sizeof(OutOfLine<std::string>) == sizeof(void *));
+static_assert(sizeof(Device) == sizeof(void *));
+static_assert(sizeof(SymInt) == 2 * sizeof(int64_t) + sizeof(void *));
+namespace {
+struct ArgumentLayout { // Argument's inline fields, in order
+  ArgKind kind;
+  int64_t intValue;
+  double floatValue;
+  std::string name;
+  std::vector<int64_t> ints;
+  std::vector<std::string> names;
+  std::vector<SymArg> syms;
+  void *rare;
+};
+struct TensorMetaLayout {
+  ScalarType dtype;
+  bool requiresGrad;
+  std::vector<SymInt> sizes, strides;
+  SymInt storageOffset;
+  Device device;
+  int64_t layout;
+};
+} // namespace
+static_assert(sizeof(Argument) == sizeof(ArgumentLayout));
+static_assert(sizeof(TensorMeta) == sizeof(TensorMetaLayout));
+
 namespace {
 struct DtypeInfo {
   ScalarType type;
@@ -223,7 +252,7 @@ bool Argument::operator==(const Argument &o) const {
   if (kind != o.kind || intValue != o.intValue || floatValue != o.floatValue || name != o.name ||
       ints != o.ints || names != o.names || syms != o.syms)
     return false;
-  return rare_ == o.rare_ || rare() == o.rare();
+  return rare_ == o.rare_;
 }
 
 bool ArgumentRare::operator==(const ArgumentRare &o) const {
@@ -233,11 +262,6 @@ bool ArgumentRare::operator==(const ArgumentRare &o) const {
     return false;
   if (!graph || !o.graph) return !graph && !o.graph;
   return *graph == *o.graph;
-}
-
-const ArgumentRare &ArgumentRare::empty() {
-  static const ArgumentRare kEmpty;
-  return kEmpty;
 }
 
 const NamedArgument *Node::input(const std::string &argName) const {

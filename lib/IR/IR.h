@@ -63,6 +63,36 @@ int64_t scalarTypeToSerialized(ScalarType t);
 // Symbolic values and tensor metadata
 //===----------------------------------------------------------------------===//
 
+/// A `T` kept out of line behind a pointer, made on first write, with value
+/// semantics (copies are deep): for rarely set parts of structs there are
+/// millions of. Reading an absent one gives a shared default-constructed `T`.
+template <class T> class OutOfLine {
+public:
+  OutOfLine() = default;
+  OutOfLine(const OutOfLine &o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  OutOfLine(OutOfLine &&o) noexcept = default;
+  OutOfLine &operator=(const OutOfLine &o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  OutOfLine &operator=(OutOfLine &&o) noexcept = default;
+  bool present() const { return p_ != nullptr; }
+  const T &get() const { return p_ ? *p_ : absent(); }
+  /// An absent record equals a default-constructed one (needs T's ==).
+  bool operator==(const OutOfLine &o) const { return p_ == o.p_ || get() == o.get(); }
+  T &mutate() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+
+private:
+  static const T &absent() {
+    static const T kAbsent;
+    return kAbsent;
+  }
+  std::unique_ptr<T> p_;
+};
+
 /// torch.export SymInt union: a concrete int (as_int) or a sympy expression (as_expr).
 struct SymInt {
   bool isExpr = false;
@@ -70,13 +100,13 @@ struct SymInt {
   // as_expr.expr_str and as_expr.hint (as_int hint only) live out of line, made
   // only for symbolic dims: a program holds ~5 SymInts per tensor value, nearly
   // all concrete. Absent reads as "" and nullopt.
-  const std::string &expr() const { return expr_ ? expr_->expr : emptyExpr().expr; }
-  const std::optional<int64_t> &hint() const { return expr_ ? expr_->hint : emptyExpr().hint; }
+  const std::string &expr() const { return expr_.get().expr; }
+  const std::optional<int64_t> &hint() const { return expr_.get().hint; }
   void setExpr(std::string e) {
-    if (expr_ || !e.empty()) mutableExpr().expr = std::move(e);
+    if (expr_.present() || !e.empty()) expr_.mutate().expr = std::move(e);
   }
   void setHint(std::optional<int64_t> h) {
-    if (expr_ || h) mutableExpr().hint = h;
+    if (expr_.present() || h) expr_.mutate().hint = h;
   }
   static SymInt of(int64_t v) { SymInt s; s.value = v; return s; }
   static SymInt symbol(std::string e) { SymInt s; s.isExpr = true; s.setExpr(std::move(e)); return s; }
@@ -84,34 +114,12 @@ struct SymInt {
     return isExpr == o.isExpr && value == o.value && expr() == o.expr() && hint() == o.hint();
   }
 
-  SymInt() = default;
-  SymInt(const SymInt &o)
-      : isExpr(o.isExpr), value(o.value), expr_(o.expr_ ? std::make_unique<Expr>(*o.expr_) : nullptr) {}
-  SymInt(SymInt &&o) noexcept = default;
-  SymInt &operator=(const SymInt &o) {
-    if (this != &o) {
-      isExpr = o.isExpr;
-      value = o.value;
-      expr_ = o.expr_ ? std::make_unique<Expr>(*o.expr_) : nullptr;
-    }
-    return *this;
-  }
-  SymInt &operator=(SymInt &&o) noexcept = default;
-
 private:
   struct Expr {
     std::string expr;
     std::optional<int64_t> hint;
   };
-  Expr &mutableExpr() {
-    if (!expr_) expr_ = std::make_unique<Expr>();
-    return *expr_;
-  }
-  static const Expr &emptyExpr() {
-    static const Expr kEmpty;
-    return kEmpty;
-  }
-  std::unique_ptr<Expr> expr_;
+  OutOfLine<Expr> expr_;
 };
 
 /// SymBool / SymFloat unions (as_expr or a concrete value).
@@ -133,39 +141,22 @@ struct SymFloat {
 /// A device: type "cpu" and no index unless set. Both live out of line, made
 /// only for other devices (every TensorMeta holds one; nearly all are cpu).
 struct Device {
-  const std::string &type() const { return rec_ ? rec_->type : cpu().type; }
-  const std::optional<int64_t> &index() const { return rec_ ? rec_->index : cpu().index; }
+  const std::string &type() const { return rec_.get().type; }
+  const std::optional<int64_t> &index() const { return rec_.get().index; }
   void setType(std::string t) {
-    if (rec_ || t != "cpu") mutableRec().type = std::move(t);
+    if (rec_.present() || t != "cpu") rec_.mutate().type = std::move(t);
   }
   void setIndex(std::optional<int64_t> i) {
-    if (rec_ || i) mutableRec().index = i;
+    if (rec_.present() || i) rec_.mutate().index = i;
   }
   bool operator==(const Device &o) const { return type() == o.type() && index() == o.index(); }
-
-  Device() = default;
-  Device(const Device &o) : rec_(o.rec_ ? std::make_unique<Rec>(*o.rec_) : nullptr) {}
-  Device(Device &&o) noexcept = default;
-  Device &operator=(const Device &o) {
-    if (this != &o) rec_ = o.rec_ ? std::make_unique<Rec>(*o.rec_) : nullptr;
-    return *this;
-  }
-  Device &operator=(Device &&o) noexcept = default;
 
 private:
   struct Rec {
     std::string type = "cpu";
     std::optional<int64_t> index;
   };
-  Rec &mutableRec() {
-    if (!rec_) rec_ = std::make_unique<Rec>();
-    return *rec_;
-  }
-  static const Rec &cpu() {
-    static const Rec kCpu;
-    return kCpu;
-  }
-  std::unique_ptr<Rec> rec_;
+  OutOfLine<Rec> rec_;
 };
 
 /// torch.export Layout enum (serializer numbering): 7 = strided.
@@ -293,7 +284,7 @@ struct Argument {
 private:
   const ArgumentRare &rare() const;
   ArgumentRare &mutableRare();
-  std::unique_ptr<ArgumentRare> rare_;
+  OutOfLine<ArgumentRare> rare_; // last member: see operator= below
 };
 
 /// The rare payloads of an Argument.
@@ -308,38 +299,19 @@ struct ArgumentRare {
   std::shared_ptr<Graph> graph;
   std::string graphName;
   bool operator==(const ArgumentRare &o) const;
-  /// The shared record that const access of an absent one reads.
-  static const ArgumentRare &empty();
 };
 
+// Defaulted here, where ArgumentRare is complete. Copy assignment stays right
+// when `o` lives inside our own record (a = a.mapping()[0].second): rare_ is
+// the last member, and OutOfLine copies o's record before it frees ours.
 inline Argument::Argument() = default;
-inline Argument::Argument(const Argument &o)
-    : kind(o.kind), intValue(o.intValue), floatValue(o.floatValue), name(o.name), ints(o.ints),
-      names(o.names), syms(o.syms),
-      rare_(o.rare_ ? std::make_unique<ArgumentRare>(*o.rare_) : nullptr) {}
+inline Argument::Argument(const Argument &o) = default;
 inline Argument::Argument(Argument &&o) noexcept = default;
-inline Argument &Argument::operator=(const Argument &o) {
-  if (this != &o) {
-    // The copy of o's record is made before ours (which may hold o) goes.
-    std::unique_ptr<ArgumentRare> r = o.rare_ ? std::make_unique<ArgumentRare>(*o.rare_) : nullptr;
-    kind = o.kind;
-    intValue = o.intValue;
-    floatValue = o.floatValue;
-    name = o.name;
-    ints = o.ints;
-    names = o.names;
-    syms = o.syms;
-    rare_ = std::move(r);
-  }
-  return *this;
-}
+inline Argument &Argument::operator=(const Argument &o) = default;
 inline Argument &Argument::operator=(Argument &&o) noexcept = default;
 inline Argument::~Argument() = default;
-inline const ArgumentRare &Argument::rare() const { return rare_ ? *rare_ : ArgumentRare::empty(); }
-inline ArgumentRare &Argument::mutableRare() {
-  if (!rare_) rare_ = std::make_unique<ArgumentRare>();
-  return *rare_;
-}
+inline const ArgumentRare &Argument::rare() const { return rare_.get(); }
+inline ArgumentRare &Argument::mutableRare() { return rare_.mutate(); }
 inline double Argument::imagValue() const { return rare().imagValue; }
 inline const std::string &Argument::classFqn() const { return rare().classFqn; }
 inline const std::optional<int64_t> &Argument::deviceIndex() const { return rare().deviceIndex; }

@@ -561,3 +561,56 @@ TEST_CASE("rule errors name the rule, the node and the user's line", "[edge][rul
         "mine.yaml:1 (rule for aten::relu6, node r at File \"/m.py\", line 3, in forward return F.relu6(x) ): in "
         "expression '$nope': unknown name '$nope'");
 }
+
+TEST_CASE("a rule expression reports the first error reading it meets, syntax errors included", "[edge][rules]") {
+  // relu6 -> hardtanh when `when` holds; the error (if any) of evaluating `when`.
+  auto whenError = [](const std::string &when) {
+    auto rules = edge::DecompositionRules::parse(
+        "- match: aten::relu6\n  when: \"" + when +
+            "\"\n  steps: [{call: aten::hardtanh, args: {self: $self}, out: out}]\n",
+        "mine.yaml");
+    GraphBuilder b;
+    b.input("x", F32, {4});
+    b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4});
+    b.output("r");
+    Program p = programOf(b.ep);
+    std::string error = errorOf([&] { edge::decomposeWithRules(p, rules); });
+    auto colon = error.find("): ");
+    return colon == std::string::npos ? error : error.substr(colon + 3);
+  };
+  // What is read before a syntax error is evaluated first, and can fail first.
+  CHECK(whenError("$self.size + (1") ==
+        "in expression '$self.size + (1': unknown attribute '.size' (shape, dtype, rank)");
+  CHECK(whenError("$self.rank + (1") == "in expression '$self.rank + (1': expected ')'");
+  CHECK(whenError("[1, 2]['a'") == "in expression '[1, 2]['a'': index must be an int");
+  CHECK(whenError("[1, 2][5") == "in expression '[1, 2][5': expected ']'");
+  CHECK(whenError("[1, 2][5]") == "in expression '[1, 2][5]': index 5 out of range for 2");
+  CHECK(whenError("len([1], 2") == "in expression 'len([1], 2': expected ')'");
+  CHECK(whenError("len([1], 2)") == "in expression 'len([1], 2)': len() takes 1 arguments");
+  CHECK(whenError("[$nope, (") == "in expression '[$nope, (': unknown name '$nope'");
+  CHECK(whenError("[1, 2") == "in expression '[1, 2': expected ']'");
+  CHECK(whenError("$self.rank == 1 1") == "in expression '$self.rank == 1 1': unexpected '1'");
+  CHECK(whenError("nope + 1") == "in expression 'nope + 1': unknown name 'nope' (values are written $name)");
+  CHECK(whenError("'abc") == "in expression ''abc': unterminated string");
+  CHECK(whenError("1 + ") == "in expression '1 + ': unexpected end");
+  CHECK(whenError("1 + #") == "in expression '1 + #': unexpected '#'");
+  // The untaken side of and/or still looks names up and is still parsed.
+  CHECK(whenError("true or $nope") == "in expression 'true or $nope': unknown name '$nope'");
+  CHECK(whenError("true or (1") == "in expression 'true or (1': expected ')'");
+  CHECK(whenError("false and [1][5") == "in expression 'false and [1][5': expected ']'");
+  CHECK(whenError("false and [1][5]").empty()); // not evaluated: no range error
+  CHECK(whenError("true or $self.size").empty());
+  CHECK(whenError("$self.rank == 1").empty());
+
+  // A step the rule never reaches is never read: its syntax error is not reported.
+  auto rules = edge::DecompositionRules::parse(
+      "- match: aten::relu6\n  when: \"false\"\n  steps: [{call: aten::hardtanh, args: {self: \"$self +\"}, out: out}]\n",
+      "mine.yaml");
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4});
+  b.output("r");
+  Program p = programOf(b.ep);
+  CHECK(errorOf([&] { edge::decomposeWithRules(p, rules); }).empty());
+  CHECK(targets(graphOf(p)) == std::vector<std::string>{"aten::relu6"});
+}

@@ -7,11 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "IR/Pass.h"
 #include "IR/Verifier.h"
+#include "Support/Parallel.h"
 #include "GraphBuilder.h"
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <sstream>
+#include <thread>
 
 using namespace exir;
 using namespace irtest;
@@ -151,10 +154,13 @@ TEST_CASE("a PassTimer sums the runs of a pass over several pass managers", "[pa
 
 TEST_CASE("the time-passes report lists every pass, the slowest first, and the total", "[pass][time-passes]") {
   PassTimer timer;
-  // (wall, CPU): the rows are ordered by CPU time, and each column has its own percentages.
-  timer.add("fast", 0.5, 0.25);
-  timer.add("slow", 1.0, 1.5);
-  timer.add("fast", 2.5, 0.25); // a second run of the same pass
+  // (wall, CPU, when): the rows are ordered by CPU time, and each column has its own percentages.
+  auto step = [](const char *name, double startMs, double endMs, double cpuMs) {
+    return PassTimer::Step{name, endMs - startMs, cpuMs, startMs, endMs, false};
+  };
+  timer.add(step("fast", 0, 0.5, 0.25));
+  timer.add(step("slow", 0.5, 1.5, 1.5));
+  timer.add(step("fast", 1.5, 4, 0.25)); // a second run of the same pass
   std::ostringstream out;
   timer.print(out, "exir-test");
   std::string text = out.str();
@@ -169,6 +175,65 @@ TEST_CASE("the time-passes report lists every pass, the slowest first, and the t
   REQUIRE(total != std::string::npos);
   CHECK(slow < fast);
   CHECK(fast < total);
+  CHECK(text.find("2nd thread") == std::string::npos); // nothing ran beside
+}
+
+TEST_CASE("the time-passes Total wall time is the elapsed time, rows side by side counted once",
+          "[pass][time-passes]") {
+  PassTimer timer;
+  // main thread: read [0, 3), then write [5, 9); beside it: tables [1, 4) and verify [5, 8).
+  timer.add(PassTimer::Step{"read", 3, 3, 0, 3, false});
+  timer.add(PassTimer::Step{"tables", 3, 2, 1, 4, true});
+  timer.add(PassTimer::Step{"verify", 3, 3, 5, 8, true});
+  timer.add(PassTimer::Step{"write", 4, 4, 5, 9, false});
+  CHECK(timer.elapsedMs() == 8.0); // [0, 4) and [5, 9): the gap between is not timed
+  std::ostringstream out;
+  timer.print(out, "exir-test");
+  std::string text = out.str();
+  CHECK_THAT(text, Catch::Contains("Total Execution Time: 8.000 ms (wall clock), 12.000 ms (CPU)"));
+  CHECK_THAT(text, Catch::Contains("      3.000 ( 25.0%)        3.000 ( 37.5%)  verify [2nd thread]\n"));
+  CHECK_THAT(text, Catch::Contains("      2.000 ( 16.7%)        3.000 ( 37.5%)  tables [2nd thread]\n"));
+  CHECK_THAT(text, Catch::Contains("      4.000 ( 33.3%)        4.000 ( 50.0%)  write\n"));
+  CHECK_THAT(text, Catch::Contains("     12.000 (100.0%)        8.000 (100.0%)  Total\n"));
+  CHECK_THAT(text, Catch::Contains("[2nd thread] ran on a second thread"));
+}
+
+TEST_CASE("timeOnThisThread times the calling thread, and marks a step run off the timer's thread",
+          "[pass][time-passes]") {
+  PassTimer timer;
+  PassTimer::Step here{"here"}, there{"there"};
+  volatile uint64_t sink = 0;
+  std::atomic<bool> started{false};
+  // This thread spins until the other's step has begun, so the two overlap.
+  auto spin = [&] {
+    PassClock clock;
+    while (clock.wallMs() < 5 || !started)
+      for (int i = 0; i < 1000; ++i) sink = sink + uint64_t(i);
+  };
+  // The other thread sleeps: its own CPU time stays near zero while this one spins.
+  std::thread other([&] {
+    timer.timeOnThisThread(there, [&] {
+      started = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    });
+  });
+  timer.timeOnThisThread(here, spin);
+  other.join();
+  CHECK(here.name == "here");
+  CHECK_FALSE(here.beside);
+  CHECK(there.beside);
+  CHECK(here.wallMs >= 5);
+  CHECK(here.endMs - here.startMs == here.wallMs);
+  CHECK(there.wallMs >= 20);
+  CHECK(there.cpuMs < 10);
+  timer.add(here);
+  timer.add(there);
+  REQUIRE(timer.entries().size() == 2);
+  CHECK_FALSE(timer.entries()[0].beside);
+  CHECK(timer.entries()[1].beside);
+  // They overlapped: the elapsed time is less than the sum of the rows.
+  CHECK(timer.elapsedMs() < here.wallMs + there.wallMs);
+  CHECK(timer.elapsedMs() >= there.wallMs);
 }
 
 TEST_CASE("PassClock measures the CPU time the process spends", "[pass][time-passes]") {
@@ -178,4 +243,37 @@ TEST_CASE("PassClock measures the CPU time the process spends", "[pass][time-pas
     for (int i = 0; i < 100000; ++i) sink = sink + uint64_t(i);
   CHECK(clock.cpuMs() >= 5);
   CHECK(clock.wallMs() >= clock.cpuMs() * 0.5); // one thread: CPU time cannot run far ahead of the clock
+}
+
+TEST_CASE("timeBeside adds a row per step, the CPU column adding up to the process's", "[pass][time-passes]") {
+  PassTimer timer;
+  volatile uint64_t sink = 0;
+  auto spin = [&](double cpuMs) { // until this thread has used cpuMs of CPU
+    double start = threadCpuMs();
+    while (threadCpuMs() - start < cpuMs)
+      for (int i = 0; i < 1000; ++i) sink = sink + uint64_t(i);
+  };
+  PassClock whole;
+  // `second` starts a helper thread of its own, as the two-half JSON writer
+  // does: its CPU time lands in second's row, not in first's.
+  timer.timeBeside("first", [&] { spin(5); }, "second", [&] {
+    std::thread helper([&] { spin(10); });
+    helper.join();
+  });
+  double processCpu = whole.cpuMs();
+  REQUIRE(timer.entries().size() == 2);
+  const auto &first = timer.entries()[0], &second = timer.entries()[1];
+  CHECK(first.name == "first");
+  CHECK(first.beside);
+  CHECK(second.name == "second");
+  CHECK_FALSE(second.beside);
+  CHECK(first.cpuMs >= 4);
+  CHECK(second.cpuMs >= 8); // the helper's, though second's own thread only waited
+  CHECK(first.cpuMs + second.cpuMs <= processCpu);
+
+  // An error passes on, and no row is added.
+  PassTimer failed;
+  CHECK_THROWS_AS(failed.timeBeside("first", [] { throw std::runtime_error("no"); }, "second", [] {}),
+                  std::runtime_error);
+  CHECK(failed.entries().empty());
 }

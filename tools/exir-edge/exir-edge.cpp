@@ -91,30 +91,18 @@ static void keepMethods(Program &program, const std::vector<std::string> &names,
 /// output that is written in place (a FIFO, a device) is verified first.
 static void verifyWhileWriting(const Program &program, const edge::DtypeRules &rules, const std::string &source,
                                const std::string &output, PassTimer &timer) {
-  double verifyWall = 0, verifyCpu = 0;
-  auto verify = [&] {
-    PassClock wall;
-    double cpu = threadCpuMs();
-    attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); });
-    verifyWall = wall.wallMs();
-    verifyCpu = threadCpuMs() - cpu;
-  };
+  auto verify = [&] { attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); }); };
   auto write = [&] { writeProgram(program, output); };
   std::error_code statError;
   auto status = std::filesystem::status(output, statError);
   bool staged = output == "-" || status.type() == std::filesystem::file_type::not_found ||
                 status.type() == std::filesystem::file_type::regular;
-  if (!staged) {
-    verify();
-    timer.add("(verifier)", verifyWall, verifyCpu);
+  if (staged) {
+    timer.timeBeside("(verifier)", verify, "(write output)", write);
+  } else {
+    timer.time("(verifier)", verify);
     timer.time("(write output)", write);
-    return;
   }
-  PassClock clock;
-  runBeside(verify, write);
-  // The CPU columns still add up to the process's; the wall times overlap.
-  timer.add("(verifier)", verifyWall, verifyCpu);
-  timer.add("(write output)", clock.wallMs(), clock.cpuMs() - verifyCpu);
 }
 
 int main(int argc, char **argv) {
@@ -235,10 +223,8 @@ int main(int argc, char **argv) {
       // (done before op libraries register).
       std::error_code sizeError;
       bool large = input != "-" && std::filesystem::file_size(input, sizeError) >= (1u << 20) && !sizeError;
-      passFlags.timer().time("(read input)", [&] {
-        if (large) runBeside(edge::preloadBuiltinTables, read);
-        else read();
-      });
+      if (large) passFlags.timer().timeBeside("(built-in tables)", edge::preloadBuiltinTables, "(read input)", read);
+      else passFlags.timer().time("(read input)", read);
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {

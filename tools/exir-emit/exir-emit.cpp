@@ -7,7 +7,6 @@
 #include "Serde/ExportJson.h"
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
-#include "Support/Parallel.h"
 #include "Support/Error.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
@@ -99,32 +98,19 @@ int main(int argc, char **argv) {
     pte::Program pte;
     // Verifying and emitting only read the program: they run side by side, and
     // nothing is written before both are done. A verifier error is the one
-    // reported (the emit result, or its error, is dropped). Each row times its
-    // own thread, so the rows overlap in wall time.
-    PassTimer::Entry verifyTime{"verify"}, emitTime{"emit"};
-    auto timed = [](PassTimer::Entry &entry, const std::function<void()> &work) {
-      PassClock wall;
-      double cpu = threadCpuMs();
-      work();
-      entry.wallMs = wall.wallMs();
-      entry.cpuMs = threadCpuMs() - cpu;
-    };
+    // reported (the emit result, or its error, is dropped). The rows overlap
+    // in wall time.
     attributeErrorsTo(input, [&] {
-      runBeside(
+      timer.timeBeside(
+          "verify",
           [&] {
-            timed(verifyTime, [&] {
-              verifyProgram(program, Stage::Planned);
-              // The memory plan is checked as strictly as exir-plan checks its own
-              // output: overlaps, arena bounds, missing allocations, alignment.
-              plan::verifyMemoryPlan(program);
-            });
+            verifyProgram(program, Stage::Planned);
+            // The memory plan is checked as strictly as exir-plan checks its own
+            // output: overlaps, arena bounds, missing allocations, alignment.
+            plan::verifyMemoryPlan(program);
           },
-          [&] {
-            timed(emitTime, [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
-          });
+          "emit", [&] { pte = emit::emitProgram(program, externals ? &*externals : nullptr, emitOptions); });
     });
-    timer.add(verifyTime.name, verifyTime.wallMs, verifyTime.cpuMs);
-    timer.add(emitTime.name, emitTime.wallMs, emitTime.cpuMs);
     // A progress bar on stderr while large weights are copied (shown only on a terminal).
     std::unique_ptr<ProgressBar> bar;
     options.progress = [&](uint64_t written, uint64_t total) {

@@ -16,7 +16,6 @@
 #include "Serde/ProgramReader.h"
 #include "Support/FileIO.h"
 #include "Support/Error.h"
-#include "Support/Parallel.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
@@ -26,22 +25,6 @@
 #include <map>
 
 using namespace exir;
-
-namespace {
-
-/// Runs `work` and adds its own thread's wall and CPU time to `entry`: for
-/// the steps that run beside another (each row times its own thread, so such
-/// rows overlap in wall time). The entries go to the PassTimer afterwards,
-/// from one thread.
-void timeOnThisThread(PassTimer::Entry &entry, const std::function<void()> &work) {
-  PassClock wall;
-  double cpu = threadCpuMs();
-  work();
-  entry.wallMs += wall.wallMs();
-  entry.cpuMs += threadCpuMs() - cpu;
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
   CLI::App app{"exir-plan: out-variant conversion and memory planning (to_executorch before emission).\n\n"
@@ -124,21 +107,16 @@ int main(int argc, char **argv) {
     // statics, tens of ms to parse) are built while the input is read. Their
     // error, if any, is left to the first use below, after the input's.
     PassTimer &timer = passFlags.timer();
-    PassTimer::Entry tablesTime{"(built-in tables)"}, readTime{"(read input)"};
-    runBeside(
-        [&] {
-          timeOnThisThread(tablesTime, [] {
-            try {
-              OperatorTable::builtin();
-              EdgeDtypeRules::builtin();
-            } catch (...) {
-            }
-          });
+    timer.timeBeside(
+        "(built-in tables)",
+        [] {
+          try {
+            OperatorTable::builtin();
+            EdgeDtypeRules::builtin();
+          } catch (...) {
+          }
         },
-        [&] {
-          timeOnThisThread(readTime, [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
-        });
-    for (const auto &entry : {readTime, tablesTime}) timer.add(entry.name, entry.wallMs, entry.cpuMs);
+        "(read input)", [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {
@@ -171,15 +149,9 @@ int main(int argc, char **argv) {
     // The planned program is checked while it is written (both only read it):
     // outputs are committed only when the tool succeeds, so a program that
     // fails the check still leaves none, and the check's error is the one reported.
-    PassTimer::Entry verifyTime{"(verifier)"}, writeTime{"(write output)"};
-    runBeside(
-        [&] {
-          timeOnThisThread(verifyTime, [&] {
-            attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); });
-          });
-        },
-        [&] { timeOnThisThread(writeTime, [&] { writeProgram(program, output); }); });
-    for (const auto &entry : {verifyTime, writeTime}) timer.add(entry.name, entry.wallMs, entry.cpuMs);
+    timer.timeBeside(
+        "(verifier)", [&] { attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); }); },
+        "(write output)", [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

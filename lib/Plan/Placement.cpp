@@ -76,7 +76,6 @@ Arenas buildArenas(const std::vector<PlanItem> &items, uint64_t alignment) {
     uint32_t firstItem;
   };
   std::vector<Unit> units;
-  units.reserve(items.size()); // at most one unit per item: no doubling of 200k units
   std::vector<uint32_t> unitOf(items.size());
   std::unordered_map<int32_t, uint32_t> unitOfGroup;
   uint32_t maxMemId = 1;
@@ -120,9 +119,6 @@ Arenas buildArenas(const std::vector<PlanItem> &items, uint64_t alignment) {
   }
 
   std::vector<std::vector<uint32_t>> endpoints(maxMemId + 1);
-  std::vector<uint32_t> unitsOfArena(maxMemId + 1, 0);
-  for (const Unit &unit : units) ++unitsOfArena[unit.memId];
-  for (uint32_t m = 0; m <= maxMemId; ++m) endpoints[m].reserve(2 * size_t(unitsOfArena[m]));
   for (const Unit &unit : units) {
     endpoints[unit.memId].push_back(unit.start);
     endpoints[unit.memId].push_back(unit.end);
@@ -140,7 +136,6 @@ Arenas buildArenas(const std::vector<PlanItem> &items, uint64_t alignment) {
   };
   Arenas arenas;
   arenas.blocks.resize(maxMemId + 1);
-  for (uint32_t m = 0; m <= maxMemId; ++m) arenas.blocks[m].reserve(unitsOfArena[m]);
   std::vector<uint32_t> blockOfUnit(units.size());
   for (size_t u = 0; u < units.size(); ++u) {
     const Unit &unit = units[u];

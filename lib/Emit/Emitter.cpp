@@ -36,7 +36,9 @@ pte::BlobSource blobOf(const DataRef &ref, const std::string &what) {
 /// (tied weights: one storage, several FQNs), or the external .ptd entries.
 class ConstantPool {
 public:
-  ConstantPool(pte::Program &out, ExternalConstants *external) : out_(out), external_(external) {}
+  ConstantPool(pte::Program &out, ExternalConstants *external, size_t expected) : out_(out), external_(external) {
+    if (!external) distinct_.reserve(expected);
+  }
 
   /// Fills the program's constant list once every method is emitted: the
   /// distinct blobs themselves, not a second copy of each (100k constants).
@@ -330,11 +332,13 @@ private:
       throw Error("memory_format " + std::to_string(a.intValue) + " cannot be emitted (only contiguous and preserve)");
     case ArgKind::Ints: {
       pte::IntList list;
+      list.items.reserve(a.ints.size());
       for (int64_t v : a.ints) list.items.push_back(push(pte::Int{v}));
       return push(std::move(list));
     }
     case ArgKind::SymInts: {
       pte::IntList list;
+      list.items.reserve(a.syms.size());
       for (const auto &s : a.syms) list.items.push_back(s.isName ? valueOf(s.name) : push(pte::Int{s.intValue}));
       return push(std::move(list));
     }
@@ -349,6 +353,7 @@ private:
     }
     case ArgKind::Tensors: {
       pte::TensorList list;
+      list.items.reserve(a.names.size());
       for (const auto &n : a.names) list.items.push_back(valueOf(n));
       return push(std::move(list));
     }
@@ -428,7 +433,10 @@ private:
     const OpSchema *schema = known.schema;
     pte::KernelCall call;
     call.opIndex = known.opIndex;
-    std::vector<int32_t> outIds;
+    // One allocation per call, not one per doubling (100k calls are kept).
+    call.args.reserve(schema->arguments.size() + 1);
+    std::vector<int32_t> &outIds = outIds_;
+    outIds.clear();
     for (const auto &param : schema->arguments) {
       const NamedArgument *given = node.input(param.name);
       Argument fallback; // only for a default: the given argument is not copied
@@ -682,6 +690,7 @@ private:
   Scope *scope_; // the graph being emitted: the method's, or a cond branch's
   std::vector<const Node *> enclosing_; // nodes being emitted, outermost first (--emit-stacktraces)
   std::unordered_map<std::string_view, KnownTarget> targets_; // by node.target (the graph's string)
+  std::vector<int32_t> outIds_; // emitKernelCall's out arguments, reused from call to call
   pte::ExecutionPlan plan_;
 };
 
@@ -765,7 +774,7 @@ pte::Program emitProgram(const Program &program, ExternalConstants *external, co
     throw Error(std::string("exir-emit needs a planned program, got stage '") + stageName(program.stage) + "'");
   pte::ScopedFileCache files; // deduplication samples constants: one open per weights file
   pte::Program out;
-  ConstantPool constants(out, external);
+  ConstantPool constants(out, external, program.constants.size());
   // Methods are emitted sorted by name, as upstream does.
   std::vector<std::string> names;
   for (const auto &[name, m] : program.methods) names.push_back(name);

@@ -58,12 +58,17 @@ const size_t *DistinctBlobs::FlatTable::find(uint64_t a, uint64_t b, uint64_t c)
   return slot.value == kNone ? nullptr : &slot.value;
 }
 
+void DistinctBlobs::FlatTable::reserve(size_t n) {
+  size_t capacity = std::max<size_t>(16, slots_.size());
+  while (4 * n > 3 * capacity) capacity *= 2; // at most 3/4 full
+  if (capacity == slots_.size()) return;
+  std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(capacity));
+  for (const Slot &slot : old)
+    if (slot.value != kNone) slots_[probe(slot.a, slot.b, slot.c)] = slot;
+}
+
 size_t &DistinctBlobs::FlatTable::at(uint64_t a, uint64_t b, uint64_t c) {
-  if (4 * (size_ + 1) > 3 * slots_.size()) { // at most 3/4 full
-    std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(std::max<size_t>(16, 2 * slots_.size())));
-    for (const Slot &slot : old)
-      if (slot.value != kNone) slots_[probe(slot.a, slot.b, slot.c)] = slot;
-  }
+  if (4 * (size_ + 1) > 3 * slots_.size()) reserve(std::max<size_t>(size_ + 1, 2 * slots_.size() * 3 / 4));
   Slot &slot = slots_[probe(a, b, c)];
   if (slot.value == kNone) {
     slot.a = a;
@@ -101,6 +106,15 @@ size_t DistinctBlobs::append(const BlobSource &blob, SizeGroup &group) {
   digests_.emplace_back();
   sameSample_.push_back(kNone);
   return index;
+}
+
+void DistinctBlobs::reserve(size_t n) {
+  blobs_.reserve(n);
+  digests_.reserve(n);
+  sameSample_.reserve(n);
+  // Only blobs with an earlier one of their size are sampled: nearly all of
+  // them when many constants share a shape, as weights of a layer stack do.
+  bySample_.reserve(n);
 }
 
 size_t DistinctBlobs::add(const BlobSource &blob) {

@@ -25,6 +25,9 @@ namespace exir::pte {
 /// lookups, whatever the number of equal-size blobs.
 class DistinctBlobs {
 public:
+  /// Room for about `n` blobs: growing the lists of 100k constants by
+  /// doubling touched twice their memory, all of it fresh pages.
+  void reserve(size_t n);
   /// Index of an earlier blob with the same bytes, or of `blob`, appended.
   size_t add(const BlobSource &blob);
   size_t size() const { return blobs_.size(); }
@@ -45,6 +48,8 @@ private:
   public:
     /// The value slot of the key, `kNone` when it was not there.
     size_t &at(uint64_t a, uint64_t b, uint64_t c);
+    /// Room for `n` entries without a rehash.
+    void reserve(size_t n);
     const size_t *find(uint64_t a, uint64_t b, uint64_t c) const;
 
   private:

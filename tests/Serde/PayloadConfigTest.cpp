@@ -9,6 +9,7 @@
 #include "Serde/PayloadConfig.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
+#include "StoredZip.h"
 
 #include <catch2/catch.hpp>
 #include <zip.h>
@@ -16,6 +17,7 @@
 #include <filesystem>
 
 using namespace exir;
+using exir::test::writeStoredZip;
 namespace fs = std::filesystem;
 
 namespace {
@@ -39,20 +41,6 @@ std::string scratchDir(const std::string &name) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
-}
-
-void writeStoredZip(const std::string &path, const std::vector<std::pair<std::string, std::string>> &members) {
-  int err = 0;
-  zip_t *za = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-  REQUIRE(za);
-  for (const auto &[name, data] : members) {
-    zip_source_t *src = zip_source_buffer(za, data.data(), data.size(), 0);
-    REQUIRE(src);
-    zip_int64_t index = zip_file_add(za, name.c_str(), src, ZIP_FL_OVERWRITE);
-    REQUIRE(index >= 0);
-    REQUIRE(zip_set_file_compression(za, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0) == 0);
-  }
-  REQUIRE(zip_close(za) == 0);
 }
 
 // The same config sent down the DOM path: an escape the scanner refuses, in a

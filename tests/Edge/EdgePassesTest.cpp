@@ -358,16 +358,7 @@ TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
 }
 
 TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][cond]") {
-  Program p = programOf(condMethod(), Stage::Aten);
-  // condMethod is written in the edge dialect; make it the ATen program torch.export gives.
-  auto toAten = [](Graph &g, const std::string &) {
-    for (Node &n : g.nodes) {
-      OpTarget t = parseTarget(n.target);
-      if (t.dialect == TargetDialect::Edge) n.target = atenTarget(t.ns, t.name, t.overload);
-    }
-  };
-  toAten(graphOf(p), "");
-  forEachSubgraph(graphOf(p), toAten);
+  Program p = atenCondProgram();
   REQUIRE_NOTHROW(verifyProgram(p, Stage::Aten));
   edge::toEdgeOps(p);
   p.stage = Stage::Edge;

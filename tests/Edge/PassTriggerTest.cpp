@@ -74,15 +74,7 @@ TEST_CASE("pass triggers: by op name in either dialect, by predicate, or always"
 }
 
 TEST_CASE("to_edge runs a pass whose only op sits in a cond branch", "[edge][census][cond]") {
-  Program p = programOf(condMethod(), Stage::Aten);
-  auto toAten = [](Graph &g, const std::string &) {
-    for (Node &n : g.nodes) {
-      OpTarget t = parseTarget(n.target);
-      if (t.dialect == TargetDialect::Edge) n.target = atenTarget(t.ns, t.name, t.overload);
-    }
-  };
-  toAten(graphOf(p), "");
-  forEachSubgraph(graphOf(p), toAten);
+  Program p = atenCondProgram();
   // The false branch computes relu6, which decompose-activations turns into hardtanh.
   Graph &f = *graphOf(p).nodes.back().inputs[2].arg.graph();
   f.nodes[0].target = "torch.ops.aten.relu6.default";

@@ -171,6 +171,21 @@ inline exir::ExportedProgram condMethod() {
   return b.ep;
 }
 
+/// condMethod as the ATen program torch.export gives (condMethod is written in
+/// the edge dialect): every edge target, branches included, back to ATen.
+inline exir::Program atenCondProgram() {
+  exir::Program p = programOf(condMethod(), exir::Stage::Aten);
+  auto toAten = [](exir::Graph &g, const std::string &) {
+    for (exir::Node &n : g.nodes) {
+      exir::OpTarget t = exir::parseTarget(n.target);
+      if (t.dialect == exir::TargetDialect::Edge) n.target = exir::atenTarget(t.ns, t.name, t.overload);
+    }
+  };
+  toAten(graphOf(p), "");
+  exir::forEachSubgraph(graphOf(p), toAten);
+  return p;
+}
+
 /// Runs `fn` and returns the exir::Error's message it throws ("" if none is thrown).
 /// A node calling `target` (a sym op, getitem, ...) with one output.
 inline exir::Node symNode(const std::string &target, std::vector<NamedArgument> inputs, Argument out) {

@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 #include "Ops/OperatorTable.h"
 
-#include "Ops/EmbeddedText.h"
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -175,24 +174,6 @@ void OperatorTable::link(const std::string &sourceName,
     }
     if (entry->viewCopy) entryOf(*entry->viewCopy).isViewCopy = true;
   }
-}
-
-static OperatorTable &mutableBuiltin() {
-  static OperatorTable table = OperatorTable::parse(embedded::builtinOperatorsText(), "lib/Ops/operators.txt");
-  return table;
-}
-
-const OperatorTable &OperatorTable::builtin() { return mutableBuiltin(); }
-
-void OperatorTable::extendBuiltin(std::vector<OperatorInfo> ops,
-                                  const std::vector<std::pair<size_t, std::string>> &outOf,
-                                  const std::string &sourceName) {
-  OperatorTable &table = mutableBuiltin();
-  size_t first = table.entries_.size();
-  for (auto &info : ops) table.add(std::move(info), sourceName);
-  std::vector<std::pair<size_t, std::string>> explicitOut;
-  for (const auto &[index, overload] : outOf) explicitOut.emplace_back(first + index, overload);
-  table.link(sourceName, explicitOut, {});
 }
 
 const OperatorInfo *OperatorTable::info(std::string_view qualifiedName) const {

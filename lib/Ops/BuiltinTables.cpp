@@ -7,13 +7,12 @@
 //===----------------------------------------------------------------------===//
 #include "Ops/CompiledTables.h"
 #include "Ops/EdgeYaml.h"
-#include "Ops/EmbeddedText.h"
 #include "Ops/OperatorTable.h"
 
 namespace exir {
 
 static OperatorTable &mutableBuiltin() {
-  static OperatorTable table = OperatorTable::parse(embedded::builtinOperatorsText(), "lib/Ops/operators.txt");
+  static OperatorTable table = OperatorTable::fromCompiled(compiled::builtinOperatorTableData());
   return table;
 }
 

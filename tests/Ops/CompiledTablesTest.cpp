@@ -1,16 +1,21 @@
 //===- tests/Ops/CompiledTablesTest.cpp - Build-time tables match the sources ===//
 //
-// The built-in dtype rules are parsed at build time by exir-tablegen and loaded
-// from compact data at run time. These tests parse the source file again here,
-// with the run-time parser, and compare the two entry by entry, so data that
-// disagrees with the parser (a stale generator, a lossy field) fails a test.
+// The built-in operator table and dtype rules are parsed at build time by
+// exir-tablegen and loaded from compact data at run time. These tests parse the
+// source files again here, with the run-time parsers, and compare the two entry
+// by entry, so data that disagrees with the parser (a stale generator, a lossy
+// field) fails a test.
 //
 //===----------------------------------------------------------------------===//
+#include "Ops/CompiledTables.h"
 #include "Ops/EdgeYaml.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
 
 using namespace exir;
 
@@ -91,4 +96,114 @@ TEST_CASE("damaged compact dtype rules are an internal error", "[compiled]") {
   // func and inherits both; same length, so only the lookup fails.
   for (size_t at; (at = unknownOp.find("aten::abs")) != std::string::npos;) unknownOp.replace(at, 9, "aten::zzz");
   CHECK_THROWS_AS(EdgeDtypeRules::fromCompiled(unknownOp, "x"), InternalError);
+}
+
+//===----------------------------------------------------------------------===//
+// The operator table
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const char *kOperatorsPath = EXIR_SOURCE_DIR "/lib/Ops/operators.txt";
+
+bool sameArguments(const std::vector<SchemaArgument> &x, const std::vector<SchemaArgument> &y) {
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const SchemaArgument &a = x[i], &b = y[i];
+    if (a.name != b.name || !(a.type == b.type) || !(a.alias == b.alias) || a.kwargOnly != b.kwargOnly ||
+        a.isOut != b.isOut || a.defaultValue.has_value() != b.defaultValue.has_value())
+      return false;
+    // Defaults compare as values and as printed (which tells -0.0 from 0.0).
+    if (a.defaultValue && (!(*a.defaultValue == *b.defaultValue) || a.str() != b.str())) return false;
+  }
+  return true;
+}
+
+std::string linkName(const OpSchema *s) { return s ? s->qualifiedName() : "(none)"; }
+
+/// Every entry of `a` that differs from `b`, one line each; empty if equal.
+std::vector<std::string> differences(const OperatorTable &a, const OperatorTable &b) {
+  std::vector<std::string> out;
+  if (a.size() != b.size()) out.push_back("sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size()));
+  std::vector<const OpSchema *> as = a.all(), bs = b.all();
+  for (size_t i = 0; i < as.size() && i < bs.size(); ++i) {
+    const OpSchema &x = *as[i], &y = *bs[i];
+    std::string at = "entry " + std::to_string(i) + " (" + x.qualifiedName() + ")";
+    if (x.ns != y.ns || x.name != y.name || x.overload != y.overload || x.text != y.text)
+      out.push_back(at + ": name or text");
+    if (!sameArguments(x.arguments, y.arguments)) out.push_back(at + ": arguments");
+    if (!sameArguments(x.returns, y.returns)) out.push_back(at + ": returns");
+    const OperatorInfo *p = a.info(x), *q = b.info(y);
+    if (!p || !q || &p->schema != &x || &q->schema != &y) {
+      out.push_back(at + ": not found by its name");
+      continue;
+    }
+    if (p->isCore != q->isCore || p->isViewCopy != q->isViewCopy || p->line != q->line)
+      out.push_back(at + ": core, view-copy or line");
+    if (linkName(p->outVariant) != linkName(q->outVariant) || linkName(p->viewCopy) != linkName(q->viewCopy) ||
+        linkName(p->functional) != linkName(q->functional))
+      out.push_back(at + ": links");
+    for (const OpSchema *link : {p->outVariant, p->viewCopy, p->functional})
+      if (link && a.lookup(link->qualifiedName()) != link) out.push_back(at + ": a link outside the table");
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("the compiled-in operator table equals operators.txt parsed at run time", "[compiled]") {
+  OperatorTable parsed = OperatorTable::parse(readFileOrStdin(kOperatorsPath), "lib/Ops/operators.txt");
+  // The data itself: OperatorTable::builtin() may hold op libraries by now.
+  OperatorTable compiled = OperatorTable::fromCompiled(compiled::builtinOperatorTableData());
+  REQUIRE(parsed.size() > 600);
+  CHECK(differences(parsed, compiled) == std::vector<std::string>{});
+  CHECK(differences(compiled, parsed) == std::vector<std::string>{});
+  for (size_t i = 0; i < parsed.size(); ++i) CHECK(OperatorTable::builtin().all()[i]->text == parsed.all()[i]->text);
+}
+
+TEST_CASE("the comparison of operator tables sees one changed entry", "[compiled]") {
+  std::string text = readFileOrStdin(kOperatorsPath);
+  OperatorTable original = OperatorTable::parse(text, "operators.txt");
+  for (auto [from, to] : {std::pair{"float p=2) -> Tensor", "float p=3) -> Tensor"}, // a default
+                          std::pair{"@core _log_softmax(", "_log_softmax("}}) {        // a tag
+    INFO(from);
+    size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    std::string changed = text;
+    changed.replace(at, std::string_view(from).size(), to);
+    // One entry differs (in its text and its arguments, or in its tag).
+    std::set<std::string> entries;
+    for (const auto &line : differences(original, OperatorTable::parse(changed, "operators.txt")))
+      entries.insert(line.substr(0, line.find(':')));
+    CHECK(entries.size() == 1);
+  }
+}
+
+TEST_CASE("an operator table survives its compact form", "[compiled]") {
+  // Every kind of default, alias set, fixed size and link.
+  const char *text = "namespace test\n"
+                     "@core f(Tensor(a) self, int[2] k=[1, -2], float e=-0.0, float[] w=[0.5, 1e-3], str m=\"x\", "
+                     "ScalarType? d=None, MemoryFormat f=contiguous_format, bool b=True, *, int n=-5) -> Tensor(a)\n"
+                     "f.out(Tensor(a) self, int[2] k=[1, -2], float e=-0.0, float[] w=[0.5, 1e-3], str m=\"x\", "
+                     "ScalarType? d=None, MemoryFormat f=contiguous_format, bool b=True, *, int n=-5, "
+                     "Tensor(b!) out) -> Tensor(b!)\n"
+                     "g(Tensor(a -> *) x, Tensor(a|b) y) -> (Tensor a, Tensor?[] b)\n"
+                     "f_copy(Tensor self, int[2] k=[1, -2], float e=-0.0, float[] w=[0.5, 1e-3], str m=\"x\", "
+                     "ScalarType? d=None, MemoryFormat f=contiguous_format, bool b=True, *, int n=-5) -> Tensor\n";
+  OperatorTable table = OperatorTable::parse(text, "t.txt");
+  REQUIRE(table.size() == 4);
+  std::string data = table.toCompiled();
+  OperatorTable back = OperatorTable::fromCompiled(data);
+  CHECK(differences(back, table) == std::vector<std::string>{});
+  CHECK(back.toCompiled() == data);
+  const OpSchema *f = back.lookup("test::f");
+  REQUIRE(f);
+  CHECK(back.outVariant(*f) == back.lookup("test::f.out"));
+  CHECK(back.viewCopyOf(*f) == back.lookup("test::f_copy"));
+  CHECK(std::signbit(f->argument("e")->defaultValue->floatValue));
+
+  CHECK_THROWS_AS(OperatorTable::fromCompiled(data.substr(0, data.size() - 1)), InternalError);
+  CHECK_THROWS_AS(OperatorTable::fromCompiled(data + "x"), InternalError);
+  CHECK_THROWS_AS(OperatorTable::fromCompiled(EdgeDtypeRules().toCompiled()), InternalError);
+  CHECK(OperatorTable::fromCompiled(OperatorTable().toCompiled()).size() == 0);
 }

@@ -3,10 +3,11 @@
 // exir-tablegen (utils/exir-tablegen) parses the project's tables at build
 // time with the same code the tools use for a user's files, and writes them in
 // the compact form below, compiled into ExirOps. At run time the tables are
-// rebuilt from it without parsing YAML (edge.yaml took ~55 ms of CPU per run
-// with yaml-cpp, the operator table ~1 ms). The form is an unsigned LEB128 varint stream; strings are a
-// length then bytes. It is private to the build: generator and reader are
-// compiled from one tree, so there is no versioning beyond a magic word.
+// rebuilt from it without parsing (edge.yaml took ~55 ms of CPU per run with
+// yaml-cpp, the operator table ~1 ms). The form is a stream of unsigned LEB128
+// varints; strings are a length then bytes. It is private to the build:
+// generator and reader are compiled from one tree, so there is no versioning
+// beyond a magic word.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -61,10 +62,15 @@ public:
     return int64_t(v >> 1) ^ -int64_t(v & 1);
   }
   double f() { return std::bit_cast<double>(u()); }
-  bool b() { return u() != 0; }
-  std::string_view str() {
+  /// A count of items that each take at least one byte, so damaged data
+  /// cannot ask for a huge allocation.
+  size_t count() {
     uint64_t n = u();
     if (n > data_.size() - pos_) corrupt();
+    return size_t(n);
+  }
+  std::string_view str() {
+    size_t n = count();
     std::string_view s = data_.substr(pos_, n);
     pos_ += n;
     return s;

@@ -230,7 +230,7 @@ EdgeDtypeRules EdgeDtypeRules::fromCompiled(std::string_view data, const std::st
   if (r.str() != kCompiledMagic) compiled::Reader::corrupt();
   EdgeDtypeRules rules;
   rules.sourceName_ = sourceName;
-  size_t numOps = r.u();
+  size_t numOps = r.count();
   rules.ops_.resize(numOps);
   rules.byName_.reserve(numOps);
   for (size_t i = 0; i < numOps; ++i) {
@@ -240,16 +240,16 @@ EdgeDtypeRules EdgeDtypeRules::fromCompiled(std::string_view data, const std::st
     op.line = int(r.u());
     op.schema = table.lookup(op.inherits);
     if (!op.schema) compiled::Reader::corrupt(); // the generator checked every op against this table
-    op.aliases.resize(r.u());
+    op.aliases.resize(r.count());
     for (auto &alias : op.aliases) {
       alias.name = r.str();
-      alias.dtypes.resize(r.u());
+      alias.dtypes.resize(r.count());
       for (ScalarType &t : alias.dtypes) t = ScalarType(int8_t(r.u()));
     }
-    op.rows.resize(r.u());
+    op.rows.resize(r.count());
     for (auto &row : op.rows) {
       row.line = int(r.u());
-      row.entries.resize(r.u());
+      row.entries.resize(r.count());
       for (auto &[name, alias] : row.entries) {
         name = r.str();
         alias = r.u();

@@ -193,7 +193,7 @@ void writeStrings(compiled::Writer &w, const std::vector<std::string> &strings) 
 }
 
 void readStrings(compiled::Reader &r, std::vector<std::string> &strings) {
-  strings.resize(r.u());
+  strings.resize(r.count());
   for (auto &s : strings) s = r.str();
 }
 
@@ -223,7 +223,7 @@ void writeArguments(compiled::Writer &w, const std::vector<SchemaArgument> &args
 }
 
 void readArguments(compiled::Reader &r, std::vector<SchemaArgument> &args) {
-  args.resize(r.u());
+  args.resize(r.count());
   for (auto &a : args) {
     a.name = r.str();
     SchemaType &t = a.type;
@@ -244,9 +244,9 @@ void readArguments(compiled::Reader &r, std::vector<SchemaArgument> &args) {
       d.intValue = r.i();
       d.floatValue = r.f();
       d.text = r.str();
-      d.ints.resize(r.u());
+      d.ints.resize(r.count());
       for (int64_t &v : d.ints) v = r.i();
-      d.floats.resize(r.u());
+      d.floats.resize(r.count());
       for (double &v : d.floats) v = r.f();
     }
   }
@@ -281,7 +281,7 @@ OperatorTable OperatorTable::fromCompiled(std::string_view data) {
   compiled::Reader r(data);
   if (r.str() != kCompiledMagic) compiled::Reader::corrupt();
   OperatorTable table;
-  size_t n = r.u();
+  size_t n = r.count();
   table.entries_.reserve(n);
   table.byName_.reserve(n);
   for (size_t i = 0; i < n; ++i) table.entries_.push_back(std::make_unique<OperatorInfo>());

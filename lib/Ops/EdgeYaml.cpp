@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Ops/EdgeYaml.h"
 
-#include "Ops/EmbeddedText.h"
+#include "Ops/CompiledTables.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 
@@ -194,9 +194,71 @@ EdgeDtypeRules EdgeDtypeRules::parse(std::string_view text, const std::string &s
   return rules;
 }
 
-const EdgeDtypeRules &EdgeDtypeRules::builtin() {
-  static const EdgeDtypeRules rules =
-      EdgeDtypeRules::parse(embedded::builtinEdgeYamlText(), "edge_ops/edge.yaml");
+// The magic word of the compact form; bump it when the layout changes.
+static constexpr std::string_view kCompiledMagic = "exir-edge-dtype-rules-1";
+
+std::string EdgeDtypeRules::toCompiled() const {
+  compiled::Writer w;
+  w.str(kCompiledMagic);
+  w.u(ops_.size());
+  for (const auto &op : ops_) {
+    w.str(op.func);
+    w.str(op.inherits);
+    w.u(uint64_t(op.line));
+    w.u(op.aliases.size());
+    for (const auto &alias : op.aliases) {
+      w.str(alias.name);
+      w.u(alias.dtypes.size());
+      for (ScalarType t : alias.dtypes) w.u(uint8_t(t));
+    }
+    w.u(op.rows.size());
+    for (const auto &row : op.rows) {
+      w.u(uint64_t(row.line));
+      w.u(row.entries.size());
+      for (const auto &[name, alias] : row.entries) {
+        w.str(name);
+        w.u(alias);
+      }
+    }
+  }
+  return w.take();
+}
+
+EdgeDtypeRules EdgeDtypeRules::fromCompiled(std::string_view data, const std::string &sourceName,
+                                            const OperatorTable &table) {
+  compiled::Reader r(data);
+  if (r.str() != kCompiledMagic) compiled::Reader::corrupt();
+  EdgeDtypeRules rules;
+  rules.sourceName_ = sourceName;
+  size_t numOps = r.count();
+  rules.ops_.resize(numOps);
+  rules.byName_.reserve(numOps);
+  for (size_t i = 0; i < numOps; ++i) {
+    EdgeOpConstraint &op = rules.ops_[i];
+    op.func = r.str();
+    op.inherits = r.str();
+    op.line = int(r.u());
+    op.schema = table.lookup(op.inherits);
+    if (!op.schema) compiled::Reader::corrupt(); // the generator checked every op against this table
+    op.aliases.resize(r.count());
+    for (auto &alias : op.aliases) {
+      alias.name = r.str();
+      alias.dtypes.resize(r.count());
+      for (ScalarType &t : alias.dtypes) t = ScalarType(int8_t(r.u()));
+    }
+    op.rows.resize(r.count());
+    for (auto &row : op.rows) {
+      row.line = int(r.u());
+      row.entries.resize(r.count());
+      for (auto &[name, alias] : row.entries) {
+        name = r.str();
+        alias = r.u();
+        if (alias >= op.aliases.size()) compiled::Reader::corrupt();
+      }
+    }
+    rules.byName_.emplace(op.schema->qualifiedName(), i);
+  }
+  if (!r.atEnd()) compiled::Reader::corrupt();
   return rules;
 }
 

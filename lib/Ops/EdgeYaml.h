@@ -65,8 +65,16 @@ public:
   /// entry without `type_alias` / `type_constraint` has no dtype rule.
   static EdgeDtypeRules parseOpLibrary(std::string_view text, const std::string &sourceName,
                                        const OperatorTable &table = OperatorTable::builtin());
-  /// The project's own edge_ops/edge.yaml, compiled in.
+  /// The project's own edge_ops/edge.yaml, compiled in: parsed at build time
+  /// by exir-tablegen and rebuilt from its compact form (Ops/CompiledTables.h).
   static const EdgeDtypeRules &builtin();
+
+  /// The rules in the compact form exir-tablegen compiles into the tools, and
+  /// back: fromCompiled(toCompiled()) equals these rules entry by entry when
+  /// `table` is the one they were parsed with. Bad data throws InternalError.
+  std::string toCompiled() const;
+  static EdgeDtypeRules fromCompiled(std::string_view data, const std::string &sourceName,
+                                     const OperatorTable &table = OperatorTable::builtin());
 
   /// These rules with `user`'s entries taking the place of the ones for the
   /// same ops; the ops `user` does not list keep these rules (how a user's

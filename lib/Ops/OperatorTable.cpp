@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Ops/OperatorTable.h"
 
-#include "Ops/EmbeddedText.h"
+#include "Ops/CompiledTables.h"
+
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -177,22 +178,137 @@ void OperatorTable::link(const std::string &sourceName,
   }
 }
 
-static OperatorTable &mutableBuiltin() {
-  static OperatorTable table = OperatorTable::parse(embedded::builtinOperatorsText(), "lib/Ops/operators.txt");
-  return table;
+//===----------------------------------------------------------------------===//
+// Compact form
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// The magic word of the compact form; bump it when the layout changes.
+constexpr std::string_view kCompiledMagic = "exir-operator-table-1";
+
+void writeStrings(compiled::Writer &w, const std::vector<std::string> &strings) {
+  w.u(strings.size());
+  for (const auto &s : strings) w.str(s);
 }
 
-const OperatorTable &OperatorTable::builtin() { return mutableBuiltin(); }
+void readStrings(compiled::Reader &r, std::vector<std::string> &strings) {
+  strings.resize(r.count());
+  for (auto &s : strings) s = r.str();
+}
 
-void OperatorTable::extendBuiltin(std::vector<OperatorInfo> ops,
-                                  const std::vector<std::pair<size_t, std::string>> &outOf,
-                                  const std::string &sourceName) {
-  OperatorTable &table = mutableBuiltin();
-  size_t first = table.entries_.size();
-  for (auto &info : ops) table.add(std::move(info), sourceName);
-  std::vector<std::pair<size_t, std::string>> explicitOut;
-  for (const auto &[index, overload] : outOf) explicitOut.emplace_back(first + index, overload);
-  table.link(sourceName, explicitOut, {});
+void writeArguments(compiled::Writer &w, const std::vector<SchemaArgument> &args) {
+  w.u(args.size());
+  for (const auto &a : args) {
+    w.str(a.name);
+    const SchemaType &t = a.type;
+    w.u(uint8_t(t.base));
+    w.u(unsigned(t.isList) | unsigned(t.optional) << 1 | unsigned(t.elementOptional) << 2 |
+        unsigned(t.fixedSize.has_value()) << 3 | unsigned(a.alias.isWrite) << 4 | unsigned(a.kwargOnly) << 5 |
+        unsigned(a.isOut) << 6 | unsigned(a.defaultValue.has_value()) << 7);
+    if (t.fixedSize) w.i(*t.fixedSize);
+    writeStrings(w, a.alias.beforeSet);
+    writeStrings(w, a.alias.afterSet);
+    if (const auto &d = a.defaultValue) {
+      w.u(uint8_t(d->kind));
+      w.i(d->intValue);
+      w.f(d->floatValue);
+      w.str(d->text);
+      w.u(d->ints.size());
+      for (int64_t v : d->ints) w.i(v);
+      w.u(d->floats.size());
+      for (double v : d->floats) w.f(v);
+    }
+  }
+}
+
+void readArguments(compiled::Reader &r, std::vector<SchemaArgument> &args) {
+  args.resize(r.count());
+  for (auto &a : args) {
+    a.name = r.str();
+    SchemaType &t = a.type;
+    t.base = SchemaBaseType(r.u());
+    uint64_t flags = r.u();
+    t.isList = flags & 1;
+    t.optional = flags & 2;
+    t.elementOptional = flags & 4;
+    a.alias.isWrite = flags & 16;
+    a.kwargOnly = flags & 32;
+    a.isOut = flags & 64;
+    if (flags & 8) t.fixedSize = r.i();
+    readStrings(r, a.alias.beforeSet);
+    readStrings(r, a.alias.afterSet);
+    if (flags & 128) {
+      SchemaDefault &d = a.defaultValue.emplace();
+      d.kind = SchemaDefault::Kind(r.u());
+      d.intValue = r.i();
+      d.floatValue = r.f();
+      d.text = r.str();
+      d.ints.resize(r.count());
+      for (int64_t &v : d.ints) v = r.i();
+      d.floats.resize(r.count());
+      for (double &v : d.floats) v = r.f();
+    }
+  }
+}
+
+} // namespace
+
+std::string OperatorTable::toCompiled() const {
+  compiled::Writer w;
+  w.str(kCompiledMagic);
+  w.u(entries_.size());
+  // A link is 1 + the index of the entry it points to, or 0.
+  auto link = [&](const OpSchema *s) -> uint64_t { return s ? byName_.at(s->qualifiedName()) + 1 : 0; };
+  for (const auto &e : entries_) {
+    const OpSchema &s = e->schema;
+    w.str(s.ns);
+    w.str(s.name);
+    w.str(s.overload);
+    w.str(s.text);
+    writeArguments(w, s.arguments);
+    writeArguments(w, s.returns);
+    w.u(unsigned(e->isCore) | unsigned(e->isViewCopy) << 1);
+    w.u(link(e->outVariant));
+    w.u(link(e->viewCopy));
+    w.u(link(e->functional));
+    w.u(uint64_t(e->line));
+  }
+  return w.take();
+}
+
+OperatorTable OperatorTable::fromCompiled(std::string_view data) {
+  compiled::Reader r(data);
+  if (r.str() != kCompiledMagic) compiled::Reader::corrupt();
+  OperatorTable table;
+  size_t n = r.count();
+  table.entries_.reserve(n);
+  table.byName_.reserve(n);
+  for (size_t i = 0; i < n; ++i) table.entries_.push_back(std::make_unique<OperatorInfo>());
+  auto link = [&](uint64_t index) -> const OpSchema * {
+    if (index > n) compiled::Reader::corrupt();
+    return index ? &table.entries_[index - 1]->schema : nullptr;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    OperatorInfo &e = *table.entries_[i];
+    OpSchema &s = e.schema;
+    s.ns = r.str();
+    s.name = r.str();
+    s.overload = r.str();
+    s.text = r.str();
+    readArguments(r, s.arguments);
+    readArguments(r, s.returns);
+    uint64_t flags = r.u();
+    e.isCore = flags & 1;
+    e.isViewCopy = flags & 2;
+    e.outVariant = link(r.u());
+    e.viewCopy = link(r.u());
+    e.functional = link(r.u());
+    e.line = int(r.u());
+    if (!table.byName_.emplace(s.qualifiedName(), i).second) compiled::Reader::corrupt();
+  }
+  if (!r.atEnd()) compiled::Reader::corrupt();
+  return table;
 }
 
 const OperatorInfo *OperatorTable::info(std::string_view qualifiedName) const {

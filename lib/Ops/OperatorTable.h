@@ -52,6 +52,12 @@ public:
   /// and "line N" (and the column inside a schema).
   static OperatorTable parse(std::string_view text, const std::string &sourceName);
 
+  /// The table in the compact form exir-tablegen compiles into the tools
+  /// (Ops/CompiledTables.h), and back: fromCompiled(toCompiled()) equals this
+  /// table entry by entry, links included. Bad data throws InternalError.
+  std::string toCompiled() const;
+  static OperatorTable fromCompiled(std::string_view data);
+
   /// Looks an op up by qualified name: "aten::add.Tensor", "aten::relu",
   /// "aten::relu.default"; a missing namespace means "aten". Null if unknown.
   const OpSchema *lookup(std::string_view qualifiedName) const;

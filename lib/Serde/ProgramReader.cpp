@@ -241,7 +241,9 @@ void addPayloadConstants(const ZipArchive &zip, const std::string &folder, const
   std::string file = absolutePath(zip.path());
   std::string fqn, member;
   const ZipMember *last = nullptr;
-  if (std::optional<PayloadTable> table = scanPayloadConfig(std::string_view(text.data(), text.size()))) {
+  // PaddedText is followed by SIMDJSON_PADDING readable bytes.
+  simdjson::padded_string_view padded(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING);
+  if (std::optional<PayloadTable> table = scanPayloadConfig(padded)) {
     // The common form, read without a DOM; the checks below are the DOM
     // path's, in its order, at the same JSON pointers.
     json::Reader::KeyScope configScope(r, "config");

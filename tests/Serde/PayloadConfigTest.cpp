@@ -2,7 +2,7 @@
 //
 // scanPayloadConfig reads torch's PayloadConfig form and gives up on anything
 // only the DOM reader may decide; an archive read through either path gives
-// the same constants and the same errors (a harmless escape in an ignored
+// the same constants and the same errors (harmless deep nesting in an ignored
 // field sends a config down the DOM path).
 //
 //===----------------------------------------------------------------------===//
@@ -12,8 +12,8 @@
 #include "StoredZip.h"
 
 #include <catch2/catch.hpp>
-#include <zip.h>
 
+#include <cstdint>
 #include <filesystem>
 
 using namespace exir;
@@ -43,9 +43,14 @@ std::string scratchDir(const std::string &name) {
   return dir.string();
 }
 
-// The same config sent down the DOM path: an escape the scanner refuses, in a
-// root field nothing reads.
-std::string throughDom(const std::string &config) { return "{\"pad\": \"\\u0041\", " + config.substr(1); }
+// The scanner reads `text` from simdjson's padded copy.
+std::optional<PayloadTable> scan(const std::string &text) { return scanPayloadConfig(simdjson::padded_string(text)); }
+
+// The same config sent down the DOM path: nesting deeper than the scanner
+// follows, in a root field nothing reads.
+std::string throughDom(const std::string &config) {
+  return "{\"pad\": " + std::string(40, '[') + std::string(40, ']') + ", " + config.substr(1);
+}
 
 // A PT2 archive `name` in `dir` holding `config` and weight members weight_0..2.
 std::string archiveWith(const std::string &dir, const std::string &name, const std::string &config) {
@@ -62,8 +67,8 @@ std::string archiveWith(const std::string &dir, const std::string &name, const s
 // The constants of `config` read both ways (they must agree), or the error
 // both ways report (which must be the same), as text.
 std::string readBothWays(const std::string &config) {
-  REQUIRE(scanPayloadConfig(config));
-  REQUIRE(!scanPayloadConfig(throughDom(config)));
+  REQUIRE(scan(config));
+  REQUIRE(!scan(throughDom(config)));
   std::string dir = scratchDir("payload-config");
   std::string outcomes[2];
   for (int dom = 0; dom < 2; ++dom) {
@@ -91,7 +96,7 @@ std::string readBothWays(const std::string &config) {
 } // namespace
 
 TEST_CASE("scanPayloadConfig reads torch's form in place", "[serde][archive]") {
-  std::optional<PayloadTable> table = scanPayloadConfig(kConfig);
+  std::optional<PayloadTable> table = scan(kConfig);
   REQUIRE(table);
   REQUIRE(table->entries.size() == 3);
   auto ints = [&](uint32_t at, uint32_t count) {
@@ -117,7 +122,31 @@ TEST_CASE("scanPayloadConfig reads torch's form in place", "[serde][archive]") {
   CHECK(o.pathName == "obj_0");
   CHECK(o.usePickle);
   CHECK(!o.tensor);
-  CHECK(scanPayloadConfig(R"({"config": {}})"));
+  CHECK(scan(R"({"config": {}})"));
+}
+
+TEST_CASE("scanPayloadConfig reads escapes, UTF-8 and any int64 as the DOM reader does", "[serde][archive]") {
+  // Keys and strings are unescaped by simdjson, as in the DOM; every number
+  // the DOM reads as an int64 reads the same; skipped values may be floats.
+  std::string config = R"({"c\u006fnfig": {"a.w\u00e9ight": {"path\u005fname": "weight\u005f0", "x": [1.5, -2e3],
+      "tensor_meta": {"dtype": 7, "sizes": [{"as_int": 9223372036854775807}, -9223372036854775808],
+        "requires_grad": true, "device": {"type": "c\"pu", "index": -0}, "strides": [{"as_int": -0}, 1],
+        "storage_offset": {"as_int": 1234567890123456789}, "layout": 7}},
+    )" "\"b\xc3\xa9\"" R"(: {"path_name": "weight_1", "tensor_meta": )" + kMeta + "}}}";
+  std::optional<PayloadTable> table = scan(config);
+  REQUIRE(table);
+  REQUIRE(table->entries.size() == 2);
+  const PayloadEntry &w = table->entries[0];
+  CHECK(w.fqn == "a.w\xc3\xa9ight");
+  CHECK(w.pathName == "weight_0");
+  CHECK(w.storageOffset == 1234567890123456789);
+  CHECK(std::vector<int64_t>(table->ints.begin() + w.sizesAt, table->ints.begin() + w.sizesAt + 2) ==
+        std::vector<int64_t>{INT64_MAX, INT64_MIN});
+  CHECK(table->ints[w.stridesAt] == 0);
+  CHECK(table->entries[1].fqn == "b\xc3\xa9");
+  std::string constants = readBothWays(config);
+  CHECK(constants.find("a.w\xc3\xa9ight 6 2/2 1234567890123456789 ") == 0);
+  CHECK(constants.find("\nb\xc3\xa9 6 2/2 0 ") != std::string::npos);
 }
 
 TEST_CASE("scanPayloadConfig leaves to the DOM reader what only it decides", "[serde][archive]") {
@@ -128,9 +157,10 @@ TEST_CASE("scanPayloadConfig leaves to the DOM reader what only it decides", "[s
   };
   const std::string meta = R"("dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 3}])";
   const std::pair<std::string, std::string> edits[] = {
-      {"\"a.weight\"", "\"a.w\\u0065ight\""},             // an escape in a key
-      {"\"cpu\"", "\"c\\\\pu\""},                           // an escape in a value nothing reads
-      {"\"a.weight\"", "\"a.w\xc3\xa9ight\""},              // UTF-8 (simdjson validates it)
+      {"\"a.weight\"", "\"a.w\\xight\""},                 // an invalid escape in a key
+      {"\"cpu\"", "\"c\\qpu\""},                            // ... in a value nothing reads
+      {"\"weight_0\"", "\"w\\ud800\""},                     // a lone surrogate
+      {"\"a.weight\"", "\"a.w\xc3ight\""},                  // invalid UTF-8
       {"\"a.weight\"", "\"a.\tweight\""},                   // a raw control character
       {"\"dtype\": 7", "\"dtype\": 7.0"},                   // an integral float
       {"\"dtype\": 7", "\"dtype\": 7e0"},
@@ -140,8 +170,9 @@ TEST_CASE("scanPayloadConfig leaves to the DOM reader what only it decides", "[s
       {"\"dtype\": 7", "\"dtype\": 99"},                    // unknown
       {"\"dtype\": 7", "\"dtype\": \"FLOAT\""},             // by name
       {"\"dtype\": 7", "\"dtype\": 07"},                    // a leading zero
-      {"{\"as_int\": 0}", "{\"as_int\": -0}"},             // simdjson reads -0 as a double
-      {"{\"as_int\": 0}", "{\"as_int\": 1234567890123456789}"}, // past what is read here
+      {"{\"as_int\": 0}", "{\"as_int\": 9223372036854775808}"}, // past int64
+      {"{\"as_int\": 0}", "{\"as_int\": -9223372036854775809}"},
+      {"{\"as_int\": 0}", "{\"as_int\": 0x}"},
       {"{\"as_int\": 0}", "{\"as_int\": 0, \"as_expr\": null}"},
       {"{\"as_int\": 2}", "{\"as_expr\": {\"expr_str\": \"s0\"}}"},
       {"\"layout\": 7", "\"layout\": \"Strided\""},
@@ -151,8 +182,18 @@ TEST_CASE("scanPayloadConfig leaves to the DOM reader what only it decides", "[s
       {"\"type\": \"cpu\", ", ""},                        // a Device without its type
       {", \"layout\": 7", ""},                            // a TensorMeta without a required field
       {meta, "\"meta\": {" + meta + "}"},                 // torch 2.1's wrapper
-      {"\"is_param\": true", "\"is_param\": tru"},
+      {"\"is_param\": true", "\"is_param\": tru"},     // skipped values are checked too
+      {"\"is_param\": true", "\"is_param\": nul"},
+      {"\"is_param\": true", "\"is_param\": 1.5e"},
+      {"\"is_param\": true", "\"is_param\": 01"},
       {"\"is_param\": true", "\"is_param\": [1,]"},
+      {"\"is_param\": true", "\"is_param\": [1 2]"},
+      {"\"is_param\": true", "\"is_param\": {\"k\" 1}"},
+      {"\"is_param\": true", "\"is_param\": {\"k\": 1,}"},
+      {"\"is_param\": true", "\"is_param\": {1: 1}"},
+      {"\"is_param\": true", "\"is_param\": [}"},
+      {"\"is_param\": true", "\"is_param\": \"\\x\""},
+      {"\"is_param\": true", "\"is_param\": {\"\\x\": 1}"},
       {"\"is_param\": true", "\"is_param\": " + std::string(40, '[') + std::string(40, ']')},
       {"\"tensor_meta\": null", "\"tensor_meta\": []"},
       {"\"use_pickle\": true", "\"use_pickle\": 1"},
@@ -162,11 +203,11 @@ TEST_CASE("scanPayloadConfig leaves to the DOM reader what only it decides", "[s
   };
   for (const auto &[from, to] : edits) {
     INFO(from << " -> " << to);
-    CHECK(!scanPayloadConfig(replaced(kConfig, from, to)));
+    CHECK(!scan(replaced(kConfig, from, to)));
   }
   for (const char *text : {"", "[]", "{}", "{\"config\": []}", "{\"config\": {\"w\": 1}}", "{\"config\": {}} x"}) {
     INFO(text);
-    CHECK(!scanPayloadConfig(text));
+    CHECK(!scan(text));
   }
 }
 

@@ -70,8 +70,7 @@ struct Val {
 /// Value names ($input, $out0, step outputs) are numbered once, when rules load,
 /// so that a rule reads its values by index instead of by string. The numbering is
 /// shared by every rule set of the process, and not locked: rules load on one
-/// thread at a time (exir-edge's preloadBuiltinTables runs beside reading the
-/// input, which uses no rules, and is joined before the passes run).
+/// thread at a time (the tools load them on the main thread).
 std::unordered_map<std::string, int> &nameIds() {
   static std::unordered_map<std::string, int> ids;
   return ids;

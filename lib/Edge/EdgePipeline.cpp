@@ -113,15 +113,6 @@ void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
     check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
 }
 
-void preloadBuiltinTables() {
-  try {
-    (void)EdgeDtypeRules::builtin();
-    (void)DecompositionRules::builtin();
-  } catch (...) {
-    // A function-local static whose initializer threw is initialized again on its next use.
-  }
-}
-
 /// A user's edge.yaml is recorded in the program, so later stages check with it too.
 static void recordEdgeYaml(Program &program, const EdgeOptions &options) {
   if (options.edgeYamlPath.empty()) return;

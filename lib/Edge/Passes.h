@@ -69,12 +69,6 @@ void toEdge(Program &program, const EdgeOptions &options);
 /// dialect, verified after each and at the end (exir-edge on an Edge artifact).
 void runUserPassesOnEdge(Program &program, const EdgeOptions &options);
 
-/// Loads the built-in tables toEdge needs (edge.yaml's dtype rules, about
-/// 60 ms of YAML; the decomposition rules), for exir-edge to run beside
-/// reading a large input (runBeside). Never throws: a load that fails here
-/// fails again, with its error, where toEdge asks for the table.
-void preloadBuiltinTables();
-
 /// The edge-stage verifier: structure, edge namespace, dtype rules.
 class DtypeRules;
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules);

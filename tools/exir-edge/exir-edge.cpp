@@ -219,12 +219,7 @@ int main(int argc, char **argv) {
         program = userPasses ? readProgramOfStage(input, {Stage::Aten, Stage::Edge})
                              : readProgramOfStage(input, {Stage::Aten});
       };
-      // A large input takes long enough to read that the rule tables load beside it
-      // (done before op libraries register).
-      std::error_code sizeError;
-      bool large = input != "-" && std::filesystem::file_size(input, sizeError) >= (1u << 20) && !sizeError;
-      if (large) passFlags.timer().timeBeside("(built-in tables)", edge::preloadBuiltinTables, "(read input)", read);
-      else passFlags.timer().time("(read input)", read);
+      passFlags.timer().time("(read input)", read);
     } else {
       if (!input.empty()) throw UsageError("give either an input file or --add-method options, not both");
       for (const auto &spec : addMethods) {

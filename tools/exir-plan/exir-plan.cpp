@@ -8,8 +8,6 @@
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
-#include "Ops/EdgeYaml.h"
-#include "Ops/OperatorTable.h"
 #include "Partition/Lowering.h"
 #include "Plan/PlanPasses.h"
 #include "Plan/PlanRender.h"
@@ -103,20 +101,8 @@ int main(int argc, char **argv) {
       return;
     }
     Program program;
-    // The built-in operator table and edge.yaml dtype rules (function-local
-    // statics, tens of ms to parse) are built while the input is read. Their
-    // error, if any, is left to the first use below, after the input's.
     PassTimer &timer = passFlags.timer();
-    timer.timeBeside(
-        "(built-in tables)",
-        [] {
-          try {
-            OperatorTable::builtin();
-            EdgeDtypeRules::builtin();
-          } catch (...) {
-          }
-        },
-        "(read input)", [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
+    timer.time("(read input)", [&] { program = readProgramOfStage(input, {Stage::Edge, Stage::Delegated}); });
     addOpLibraries(program, opLibraries);
     std::map<std::string, plan::MethodPlanDetails> details;
     attributeErrorsTo(input, [&] {

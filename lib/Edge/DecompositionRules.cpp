@@ -295,24 +295,26 @@ private:
     }
     return a;
   }
-  Expr sumExpr() {
-    Expr v = prodExpr();
-    while (!failed_) {
-      if (eat("+")) v = binary(Expr::Op::Add, std::move(v), prodExpr());
-      else if (eat("-")) v = binary(Expr::Op::Sub, std::move(v), prodExpr());
-      else break;
+  /// Left-associative operators of one precedence level over `operand` (a
+  /// longer spelling listed before its prefix: "//" before "/").
+  using Level = std::initializer_list<std::pair<const char *, Expr::Op>>;
+  Expr leftAssociative(Expr (ExprParser::*operand)(), Level ops) {
+    Expr v = (this->*operand)();
+    for (bool more = true; more && !failed_;) {
+      more = false;
+      for (const auto &[spelling, op] : ops)
+        if (eat(spelling)) {
+          v = binary(op, std::move(v), (this->*operand)());
+          more = true;
+          break;
+        }
     }
     return v;
   }
+  Expr sumExpr() { return leftAssociative(&ExprParser::prodExpr, {{"+", Expr::Op::Add}, {"-", Expr::Op::Sub}}); }
   Expr prodExpr() {
-    Expr v = unary();
-    while (!failed_) {
-      if (eat("*")) v = binary(Expr::Op::Mul, std::move(v), unary());
-      else if (eat("//")) v = binary(Expr::Op::FloorDiv, std::move(v), unary());
-      else if (eat("/")) v = binary(Expr::Op::Div, std::move(v), unary());
-      else break;
-    }
-    return v;
+    return leftAssociative(&ExprParser::unary,
+                           {{"*", Expr::Op::Mul}, {"//", Expr::Op::FloorDiv}, {"/", Expr::Op::Div}});
   }
   Expr unary() {
     if (eat("-")) return node(Expr::Op::Neg, one(unary()));

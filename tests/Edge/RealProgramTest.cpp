@@ -562,6 +562,17 @@ TEST_CASE("rule errors name the rule, the node and the user's line", "[edge][rul
         "expression '$nope': unknown name '$nope'");
 }
 
+namespace {
+/// r = relu6(x), x a float[4]: the program the rule-error tests lower.
+Program relu6Program() {
+  GraphBuilder b;
+  b.input("x", F32, {4});
+  b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4});
+  b.output("r");
+  return programOf(b.ep);
+}
+} // namespace
+
 TEST_CASE("a rule expression reports the first error reading it meets, syntax errors included", "[edge][rules]") {
   // relu6 -> hardtanh when `when` holds; the error (if any) of evaluating `when`.
   auto whenError = [](const std::string &when) {
@@ -569,11 +580,7 @@ TEST_CASE("a rule expression reports the first error reading it meets, syntax er
         "- match: aten::relu6\n  when: \"" + when +
             "\"\n  steps: [{call: aten::hardtanh, args: {self: $self}, out: out}]\n",
         "mine.yaml");
-    GraphBuilder b;
-    b.input("x", F32, {4});
-    b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4});
-    b.output("r");
-    Program p = programOf(b.ep);
+    Program p = relu6Program();
     std::string error = errorOf([&] { edge::decomposeWithRules(p, rules); });
     auto colon = error.find("): ");
     return colon == std::string::npos ? error : error.substr(colon + 3);
@@ -606,11 +613,7 @@ TEST_CASE("a rule expression reports the first error reading it meets, syntax er
   auto rules = edge::DecompositionRules::parse(
       "- match: aten::relu6\n  when: \"false\"\n  steps: [{call: aten::hardtanh, args: {self: \"$self +\"}, out: out}]\n",
       "mine.yaml");
-  GraphBuilder b;
-  b.input("x", F32, {4});
-  b.aten("relu6.default", {pos("self", T("x"))}, "r", F32, {4});
-  b.output("r");
-  Program p = programOf(b.ep);
+  Program p = relu6Program();
   CHECK(errorOf([&] { edge::decomposeWithRules(p, rules); }).empty());
   CHECK(targets(graphOf(p)) == std::vector<std::string>{"aten::relu6"});
 }

@@ -53,6 +53,9 @@ struct ProposedPartition {
 /// lowered_module_<k> numbering match upstream's).
 std::vector<ProposedPartition> proposePartitions(const Graph &graph, const std::vector<bool> &supported,
                                                  const FusionOptions &options = {});
+/// The same on the node dependencies alone (supported[i] for node i).
+std::vector<ProposedPartition> proposePartitions(const NodeDependencies &deps, const std::vector<bool> &supported,
+                                                 const FusionOptions &options = {});
 
 /// If the node set is not convex, a witness: an outside node that depends on
 /// the set and feeds it (its index); nullopt when the set is convex.

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -77,7 +79,138 @@ bool quotientIsAcyclic(const Graph &g, const std::vector<ProposedPartition> &par
   return seen == used.size();
 }
 
+/// Upstream's CapabilityBasedPartitioner, transcribed plainly (the check for
+/// proposePartitions): nodes in reverse order, each supported node a new
+/// partition, then every partition (in assignment order) merged into the first
+/// candidate unless a path leaves the two and comes back, found by a search
+/// from the users of the merged nodes that crosses other partitions whole.
+std::vector<ProposedPartition> referencePartitions(const NodeDependencies &deps, const std::vector<bool> &supported,
+                                                   const FusionOptions &options) {
+  size_t n = deps.users.size();
+  std::vector<int> partOf(n, -1);
+  std::vector<std::set<size_t>> members;
+  std::vector<size_t> assignOrder;
+  auto createsCycle = [&](int a, int b) {
+    std::set<size_t> merged = members[size_t(a)];
+    merged.insert(members[size_t(b)].begin(), members[size_t(b)].end());
+    std::set<size_t> visited;
+    std::vector<size_t> stack;
+    for (size_t v : merged)
+      for (size_t u : deps.users[v])
+        if (!merged.count(u)) stack.push_back(u);
+    while (!stack.empty()) {
+      size_t v = stack.back();
+      stack.pop_back();
+      if (!visited.insert(v).second) continue;
+      if (merged.count(v)) return true;
+      if (partOf[v] >= 0) {
+        for (size_t m : members[size_t(partOf[v])])
+          for (size_t u : deps.users[m])
+            if (partOf[u] != partOf[v]) stack.push_back(u);
+      } else {
+        for (size_t u : deps.users[v]) stack.push_back(u);
+      }
+    }
+    return false;
+  };
+  auto tryMerge = [&](int self, int other) {
+    if (options.maxPartitionSize && members[size_t(self)].size() + members[size_t(other)].size() > options.maxPartitionSize)
+      return false;
+    if (createsCycle(self, other)) return false;
+    for (size_t v : members[size_t(other)]) partOf[v] = self;
+    members[size_t(self)].insert(members[size_t(other)].begin(), members[size_t(other)].end());
+    members[size_t(other)].clear();
+    return true;
+  };
+  auto adjacent = [&](int a, int b) {
+    for (size_t v : members[size_t(a)]) {
+      for (size_t u : deps.users[v])
+        if (partOf[u] == b) return true;
+      for (size_t p : deps.producers[v])
+        if (partOf[p] == b) return true;
+    }
+    return false;
+  };
+  for (size_t k = n; k-- > 0;) {
+    std::optional<int> current;
+    if (supported[k]) {
+      current = int(members.size());
+      members.push_back({k});
+      partOf[k] = *current;
+      assignOrder.push_back(k);
+    }
+    if (options.mode == FusionMode::Upstream) {
+      std::vector<int> candidates;
+      if (current) candidates.push_back(*current);
+      std::set<int> seen;
+      for (size_t v : assignOrder)
+        if (seen.insert(partOf[v]).second && (!current || partOf[v] != *current)) candidates.push_back(partOf[v]);
+      for (size_t c = 1; c < candidates.size(); ++c) tryMerge(candidates[0], candidates[c]);
+    } else if (current) {
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (int p = 0; p < int(members.size()); ++p)
+          if (p != *current && !members[size_t(p)].empty() && adjacent(*current, p) && tryMerge(*current, p))
+            changed = true;
+      }
+    }
+  }
+  std::vector<ProposedPartition> out;
+  for (size_t id = 0; id < members.size(); ++id)
+    if (!members[id].empty() && members[id].size() >= std::max<size_t>(1, options.minPartitionSize))
+      out.push_back({id, std::vector<size_t>(members[id].begin(), members[id].end())});
+  return out;
+}
+
+/// A random DAG of `n` nodes in topological order: each node uses 1-3 earlier
+/// nodes, mostly recent ones (chains and diamonds), sometimes any (long edges).
+NodeDependencies randomDag(std::mt19937 &rng, size_t n) {
+  NodeDependencies deps;
+  deps.users.assign(n, {});
+  deps.producers.assign(n, {});
+  deps.feedsOutput.assign(n, false);
+  for (size_t v = 1; v < n; ++v) {
+    size_t fanIn = 1 + rng() % 3;
+    for (size_t j = 0; j < fanIn; ++j) {
+      size_t back = rng() % 4 == 0 ? 1 + rng() % v : 1 + rng() % std::min<size_t>(v, 4);
+      deps.producers[v].push_back(v - back);
+    }
+    std::sort(deps.producers[v].begin(), deps.producers[v].end());
+    deps.producers[v].erase(std::unique(deps.producers[v].begin(), deps.producers[v].end()), deps.producers[v].end());
+    for (size_t p : deps.producers[v]) deps.users[p].push_back(v);
+  }
+  deps.feedsOutput[n - 1] = true;
+  return deps;
+}
+
 } // namespace
+
+TEST_CASE("proposePartitions gives upstream's partitions on random DAGs, both modes", "[fusion]") {
+  std::mt19937 rng(20261201);
+  size_t compared = 0, merged = 0;
+  for (int round = 0; round < 1500; ++round) {
+    size_t n = 2 + rng() % (round < 1200 ? 30 : 120);
+    NodeDependencies deps = randomDag(rng, n);
+    std::vector<bool> supported(n);
+    unsigned density = 1 + rng() % 4; // a quarter to all of the nodes supported
+    for (size_t v = 0; v < n; ++v) supported[v] = rng() % 4 < density;
+    for (FusionMode mode : {FusionMode::Upstream, FusionMode::Connected}) {
+      FusionOptions options{mode, round % 5 == 0 ? size_t(2 + rng() % 4) : 0, round % 7 == 0 ? size_t(2) : 1};
+      auto expected = referencePartitions(deps, supported, options);
+      auto got = proposePartitions(deps, supported, options);
+      INFO("round " << round << ", " << n << " nodes, mode " << int(mode));
+      REQUIRE(got.size() == expected.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        CHECK(got[k].id == expected[k].id);
+        CHECK(got[k].nodes == expected[k].nodes);
+        merged += got[k].nodes.size() > 1;
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared == 3000);
+  CHECK(merged > 1000); // the graphs do exercise merging
+}
 
 TEST_CASE("Foo: the sub between two mm+add pairs splits them, with upstream's ids", "[fusion]") {
   GraphBuilder b;

@@ -84,20 +84,28 @@ std::optional<size_t> findCycleWitness(const NodeDependencies &deps, const std::
 
 namespace {
 
-/// Partitions and the merge test. A merge of A and B is refused when the
-/// quotient graph (every partition contracted to one vertex) has a path from A
-/// to B, or from B to A, through another vertex. Rather than searching once
-/// per pair, the partitions such paths reach from a partition C are marked once
-/// (forward from C's successors, backward from its predecessors) and the marks
-/// stay valid until C changes: a round tests every candidate against one
-/// marking. A partition keeps the nodes just outside it (exits: users of its
+/// Partitions and the merge test. A merge of A into C is refused when the
+/// quotient graph (every partition contracted to one vertex) has a path from C
+/// to A, or from A to C, through another vertex. The partitions the first kind
+/// reaches from C are marked once, and the marks stay valid until C changes: a
+/// round tests every candidate against one marking; the second kind is a
+/// search from A, only when A starts before C ends. A partition keeps the nodes just outside it (exits: users of its
 /// members; entries: producers), so a search crosses it without walking its
 /// members, and a merge moves the smaller partition's lists into the larger's.
+///
+/// A forward search from a node early in a long graph would otherwise walk all
+/// of the graph after it, once per round. Each marking therefore leaves its
+/// partition a reach certificate: an index T such that every other live
+/// partition whose first node is after T is reachable from it. Later rounds
+/// that reach a certified partition mark all those partitions at once, and
+/// stop at the first cut (an index no partition spans) at or after T: past it,
+/// nothing leads back to a partition before it. A certificate stays true: a
+/// merge only adds paths, and new partitions start before every assigned node.
 class Partitioning {
 public:
   Partitioning(const NodeDependencies &deps, const std::vector<bool> &supported, const FusionOptions &options)
-      : deps_(deps), options_(options), slotOf_(deps.users.size(), -1), nodeSeen_(deps.users.size(), 0),
-        feedsSupported_(deps.users.size(), false) {
+      : deps_(deps), options_(options), slotOf_(deps.users.size(), -1), feedsSupported_(deps.users.size(), false),
+        nodeSeen_(deps.users.size(), 0), spanDelta_(deps.users.size() + 1, 0), spanTree_(deps.users.size() + 2, 0) {
     // Only a node that leads to a supported node can lead to a partition.
     for (size_t v = deps.users.size(); v-- > 0;)
       for (size_t u : deps.users[v])
@@ -112,10 +120,16 @@ public:
     slots_.push_back(Slot{id, {node}, deps_.users[node], deps_.producers[node]});
     slotOfId_.push_back(int(slots_.size()) - 1);
     seen_.push_back(0);
-    blocked_.push_back(0);
+    fwdBlocked_.push_back(0);
+    first_.push_back(node);
+    last_.push_back(node);
+    certificate_.push_back(kNone);
+    keyOf_.push_back(id);
+    version_.push_back(0);
+    memo_.push_back({});
     byKey_.push_back(id); // the newest partition has the largest key
+    byFirst_.insert({node, id});
     slotOf_[node] = int(slots_.size()) - 1;
-    lowestAssigned_ = std::min(lowestAssigned_, node);
     return id;
   }
 
@@ -125,9 +139,74 @@ public:
 
   /// Merges partition `other` into `self` unless that makes the quotient graph cyclic.
   bool tryMerge(int self, int other) {
-    if (options_.maxPartitionSize && size(self) + size(other) > options_.maxPartitionSize) return false;
+    if (!fits(self, other)) return false;
     if (markedFor_ != self) markBlockedBy(self);
-    if (blocked_[size_t(other)] == epoch_) return false;
+    if (blocked(self, other)) return false;
+    merge(self, other);
+    return true;
+  }
+
+  /// One round of upstream's loop: every other live partition, in assignment
+  /// order, merged into `self` where possible. Only the candidates the marks
+  /// leave open are looked at: after a marking from a new partition early in
+  /// the graph, the few that start before the certificates' reach. True if
+  /// anything merged.
+  bool mergeRound(int self) {
+    bool merged = false;
+    size_t doneKey = 0; // candidates with keyOf_ < doneKey were tried
+    for (;;) {
+      if (markedFor_ != self) markBlockedBy(self);
+      open_.clear();
+      auto consider = [&](int q) {
+        if (q != self && keyOf_[size_t(q)] >= doneKey && fwdBlocked_[size_t(q)] != epoch_ &&
+            first_[size_t(q)] <= blockedAfter_ && !(memo_[size_t(q)] == Memo{self, version_[size_t(self)], version_[size_t(q)]}))
+          open_.push_back(q);
+      };
+      if (blockedAfter_ == kNone) {
+        for (int q : byKey_) consider(q);
+      } else {
+        for (auto it = byFirst_.begin(); it != byFirst_.end() && it->first <= blockedAfter_; ++it) consider(it->second);
+        std::sort(open_.begin(), open_.end(), [&](int a, int b) { return keyOf_[size_t(a)] < keyOf_[size_t(b)]; });
+      }
+      auto next = std::find_if(open_.begin(), open_.end(), [&](int q) { return fits(self, q) && !blocked(self, q); });
+      if (next == open_.end()) return merged;
+      doneKey = keyOf_[size_t(*next)] + 1;
+      merge(self, *next);
+      merged = true;
+    }
+  }
+
+  bool fits(int self, int other) const {
+    return !options_.maxPartitionSize || size(self) + size(other) <= options_.maxPartitionSize;
+  }
+
+  /// The merge test, with the marks made for `self`. A blocked pair stays
+  /// blocked until one of the two grows (other merges only add paths), which
+  /// the memo relies on.
+  bool blocked(int self, int other) {
+    if (fwdBlocked_[size_t(other)] == epoch_ || first_[size_t(other)] > blockedAfter_) return true;
+    if (memo_[size_t(other)] == Memo{self, version_[size_t(self)], version_[size_t(other)]}) return true;
+    // A path from `other` back to `self` needs a node of `other` before one of `self`.
+    if (first_[size_t(other)] < last_[size_t(self)] &&
+        (certifiedTwoSteps(other, self) || searchForward(other, self, nextCut(last_[size_t(self)])))) {
+      memo_[size_t(other)] = Memo{self, version_[size_t(self)], version_[size_t(other)]};
+      return true;
+    }
+    return false;
+  }
+
+  void merge(int self, int other) {
+    byFirst_.erase({first_[size_t(self)], self});
+    byFirst_.erase({first_[size_t(other)], other});
+    ++version_[size_t(self)];
+    keyOf_[size_t(self)] = std::min(keyOf_[size_t(self)], keyOf_[size_t(other)]);
+    setSpan(self, -1);
+    setSpan(other, -1);
+    first_[size_t(self)] = std::min(first_[size_t(self)], first_[size_t(other)]);
+    last_[size_t(self)] = std::max(last_[size_t(self)], last_[size_t(other)]);
+    certificate_[size_t(self)] = std::min(certificate_[size_t(self)], certificate_[size_t(other)]);
+    setSpan(self, +1);
+    byFirst_.insert({first_[size_t(self)], self});
     int keep = slotOfId_[size_t(self)], gone = slotOfId_[size_t(other)];
     if (slots_[size_t(keep)].weight() < slots_[size_t(gone)].weight()) std::swap(keep, gone);
     Slot &into = slots_[size_t(keep)], &from = slots_[size_t(gone)];
@@ -151,7 +230,6 @@ public:
       byKey_.erase(otherAt);
     }
     markedFor_ = -1;
-    return true;
   }
 
   /// Live partition ids in upstream's candidate order.
@@ -194,62 +272,136 @@ private:
     return list;
   }
 
-  /// Marks (blocked_[p] == epoch_) every partition p that a path from `self`
-  /// through another vertex reaches, or that reaches `self` that way.
-  void markBlockedBy(int self) {
-    epoch_ += 2; // epoch_ - 1 stamps what the forward search saw, epoch_ the backward one's
-    markedFor_ = self;
-    sweep(self, true, epoch_ - 1);
-    sweep(self, false, epoch_);
+  static constexpr size_t kNone = SIZE_MAX;
+
+  /// Partition `q` spans the cuts first..last-1: counted in (+1) or out (-1).
+  void setSpan(int q, int sign) {
+    size_t a = first_[size_t(q)], b = last_[size_t(q)];
+    if (a == b) return;
+    addSpan(a, sign);
+    addSpan(b, -sign);
+  }
+  void addSpan(size_t at, int delta) {
+    spanDelta_[at] += delta;
+    for (size_t i = at + 1; i < spanTree_.size(); i += i & (~i + 1)) spanTree_[i] += delta;
+  }
+  /// The first index >= `at` that no partition spans (first <= cut < last).
+  size_t nextCut(size_t at) const {
+    long spanning = 0;
+    for (size_t i = at + 1; i > 0; i -= i & (~i + 1)) spanning += spanTree_[i];
+    while (spanning != 0) spanning += spanDelta_[++at];
+    return at;
   }
 
-  /// One direction: the vertices next to `self` seed the search, and every
-  /// partition found from a seed onwards is blocked. Unassigned nodes that
-  /// cannot lead to a partition in this direction are not followed.
-  void sweep(int self, bool forward, uint32_t seenStamp) {
-    const auto &next = forward ? deps_.users : deps_.producers;
+  /// Marks (fwdBlocked_ == epoch_, or starting after blockedAfter_) every
+  /// partition a path from `self` through another vertex reaches, then leaves
+  /// `self` its reach certificate.
+  void markBlockedBy(int self) {
+    ++epoch_;
+    markedFor_ = self;
+    searchForward(self, -1, kNone);
+    size_t certificate = 0;
+    for (int q : byKey_)
+      if (q != self && fwdBlocked_[size_t(q)] != epoch_ && first_[size_t(q)] <= blockedAfter_)
+        certificate = std::max(certificate, first_[size_t(q)]);
+    certificate_[size_t(self)] = std::min(certificate_[size_t(self)], certificate);
+  }
+
+  /// True when `from`'s certificate covers `target` and no edge joins them:
+  /// then every path between them has two steps or more.
+  bool certifiedTwoSteps(int from, int target) {
+    if (certificate_[size_t(from)] == kNone ||
+        first_[size_t(target)] <= std::max(certificate_[size_t(from)], last_[size_t(from)]))
+      return false;
+    for (size_t u : outside(slot(from).exits, from))
+      if (partOf(u) == target) return false;
+    return true;
+  }
+
+  /// The search behind both tests: from the vertices after `from` (the
+  /// seeds), every partition found from a seed onwards is two or more steps
+  /// from `from`. Nodes and partitions starting after `limit` are not
+  /// followed. With target < 0 it marks those partitions for the merge test
+  /// (markBlockedBy); otherwise it answers whether `target` is among them,
+  /// and stops as soon as it is. Unassigned nodes that lead to no supported
+  /// node are not followed either.
+  bool searchForward(int from, int target, size_t limit) {
+    uint32_t stamp = ++searchStamp_;
+    size_t &after = target < 0 ? blockedAfter_ : probeAfter_;
+    after = kNone;
+    size_t stop = limit;
+    bool found = false;
     stack_.clear();
     auto reach = [&](size_t v, bool seed) {
       int q = partOf(v);
-      if (q == self) return;
+      if (q == from) return;
       if (q >= 0) {
-        if (!seed) blocked_[size_t(q)] = epoch_;
-        if (seen_[size_t(q)] == seenStamp) return;
-        seen_[size_t(q)] = seenStamp;
+        if (!seed) {
+          if (q == target) found = true;
+          else if (target < 0) fwdBlocked_[size_t(q)] = epoch_;
+        }
+        if (seen_[size_t(q)] == stamp) return;
+        seen_[size_t(q)] = stamp;
+        if (q == target || first_[size_t(q)] > stop) return;
+        if (certificate_[size_t(q)] != kNone) {
+          // Taken no lower than q's last node, so that q is not among them.
+          size_t a = std::max(certificate_[size_t(q)], last_[size_t(q)]);
+          if (a < after) {
+            after = a;
+            stop = std::min(stop, nextCut(a));
+            if (target >= 0 && first_[size_t(target)] > a) found = true;
+          }
+        }
       } else {
-        if ((forward ? !feedsSupported_[v] : v < lowestAssigned_) || nodeSeen_[v] == seenStamp) return;
-        nodeSeen_[v] = seenStamp;
+        if (nodeSeen_[v] == stamp) return;
+        nodeSeen_[v] = stamp;
+        if (!feedsSupported_[v] || v > stop) return;
       }
       stack_.push_back(v);
     };
-    Slot &own = slot(self);
-    for (size_t v : outside(forward ? own.exits : own.entries, self)) reach(v, true);
-    while (!stack_.empty()) {
+    for (size_t v : outside(slot(from).exits, from)) reach(v, true);
+    while (!found && !stack_.empty()) {
       size_t v = stack_.back();
       stack_.pop_back();
       int q = partOf(v);
       if (q < 0) {
-        for (size_t u : next[v]) reach(u, false);
+        if (v > stop) continue;
+        for (size_t u : deps_.users[v]) reach(u, false);
       } else {
-        Slot &s = slot(q);
-        for (size_t u : outside(forward ? s.exits : s.entries, q)) reach(u, false);
+        if (first_[size_t(q)] > stop) continue;
+        for (size_t u : outside(slot(q).exits, q)) reach(u, false);
       }
     }
+    return found;
   }
 
   const NodeDependencies &deps_;
   const FusionOptions &options_;
   std::vector<int> slotOf_;        // node -> slot (-1: unassigned)
+  std::vector<bool> feedsSupported_; // node leads to a supported node
   std::vector<Slot> slots_;        // partition storage; merged-away slots are empty
   std::vector<int> slotOfId_;      // partition id -> slot (-1: merged away)
   std::vector<int> byKey_;
-  size_t lowestAssigned_ = SIZE_MAX; // nodes are assigned from the last one down
   // Search state, stamped with epoch_ instead of cleared.
   uint32_t epoch_ = 0;
-  int markedFor_ = -1; // the partition blocked_ is valid for (-1: none)
-  std::vector<uint32_t> nodeSeen_, seen_, blocked_;
+  int markedFor_ = -1; // the partition the marks are for (-1: none valid)
+  uint32_t searchStamp_ = 0;
+  struct Memo {
+    int self = -1;
+    uint32_t selfVersion = 0, version = 0;
+    bool operator==(const Memo &o) const { return self == o.self && selfVersion == o.selfVersion && version == o.version; }
+  };
+  std::vector<size_t> keyOf_;       // per partition id: its earliest-created constituent (upstream's order)
+  std::vector<uint32_t> version_;   // per partition id: bumped when it grows
+  std::vector<Memo> memo_;          // per partition id: the last partition it was found blocked with
+  std::set<std::pair<size_t, int>> byFirst_; // live partitions by first node
+  std::vector<int> open_;
+  std::vector<uint32_t> nodeSeen_, seen_, fwdBlocked_;
+  size_t blockedAfter_ = kNone, probeAfter_ = kNone; // what the certificates met by a search cover
+  std::vector<size_t> first_, last_, certificate_;  // per partition id: node index range, certificate
+  std::vector<int> spanDelta_;                      // partitions starting minus ending at each index
+  std::vector<long> spanTree_;                      // Fenwick tree over spanDelta_
   std::vector<size_t> stack_;
-  std::vector<bool> feedsSupported_;
 };
 
 } // namespace
@@ -280,12 +432,7 @@ std::vector<ProposedPartition> proposePartitions(const NodeDependencies &deps, c
       changed = false;
       // The new partition (if any) first, then every partition in assignment
       // order; all are merged into the first candidate where possible.
-      std::vector<int> candidates;
-      if (current) candidates.push_back(*current);
-      for (int p : parts.byAssignmentOrder())
-        if (!current || p != *current) candidates.push_back(p);
-      for (size_t c = 1; c < candidates.size(); ++c)
-        if (parts.tryMerge(candidates[0], candidates[c])) changed = true;
+      changed = parts.mergeRound(current ? *current : parts.byAssignmentOrder().front());
     } else if (current) {
       // The partitions joined to the current one by an edge, in id order;
       // again from the first after a pass that merged, since a merged

@@ -300,10 +300,14 @@ bool Graph::operator==(const Graph &o) const {
          customObjValues == o.customObjValues && isSingleTensorReturn == o.isSingleTensorReturn;
 }
 
-std::string Graph::freshName(const std::string &base) const {
+std::string Graph::freshName(const std::string &base) const { return freshName(base, nullptr); }
+
+std::string Graph::freshName(const std::string &base,
+                             const std::function<bool(const std::string &)> &released) const {
   auto used = [&](const std::string &n) {
-    return tensorValues.contains(n) || symIntValues.contains(n) || symBoolValues.contains(n) ||
-           symFloatValues.contains(n) || customObjValues.contains(n);
+    bool held = tensorValues.contains(n) || symIntValues.contains(n) || symBoolValues.contains(n) ||
+                symFloatValues.contains(n) || customObjValues.contains(n);
+    return held && !(released && released(n));
   };
   if (!used(base)) return base;
   int &suffix = freshSuffix_[base];

@@ -380,6 +380,9 @@ struct Graph {
   /// Returns a value name not yet used in this graph, based on `base`
   /// (base, base_1, base_2, ... as torch.fx names them).
   std::string freshName(const std::string &base) const;
+  /// The same, treating the names `released` accepts as free although the
+  /// value tables still hold them (values whose erasure is pending).
+  std::string freshName(const std::string &base, const std::function<bool(const std::string &)> &released) const;
 
 private:
   // Per base, the last suffix freshName() handed out: the search resumes there

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Partition/Lowering.h"
+#include "Partition/LoweringDetail.h"
 #include "Edge/EdgeUtil.h"
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
@@ -36,7 +37,7 @@ std::pair<std::string, std::string> splitDelegateReference(const std::string &re
   return {reference.substr(0, dash), reference.substr(dash + 1)};
 }
 
-namespace {
+namespace detail {
 
 bool isDelegateCall(const Node &node) { return node.target == kDelegateTarget; }
 
@@ -116,26 +117,18 @@ void setRootCallSignature(ExportedProgram &ep, std::vector<std::string> userInpu
   ep.moduleCallGraph = {ModuleCallEntry{"", sig}};
 }
 
-/// The fused partition as a standalone program, and how the parent calls it.
-struct Subgraph {
-  ExportedProgram program;
-  std::vector<std::string> userInputs; // parent values passed to the call, in order
-  std::vector<std::string> outputs;    // parent values the call produces, in order
-};
-
-Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<size_t> &nodes,
-                         const std::vector<size_t> &ownedInputs) {
+Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const Node *> &nodes,
+                         const std::vector<size_t> &ownedInputs,
+                         const std::function<bool(const std::string &)> &usedOutside) {
   const Graph &g = parent.graph;
   Subgraph sub;
   sub.program = emptyLike(parent);
   Graph &sg = sub.program.graph;
 
   std::unordered_set<std::string> definedInside;
-  std::vector<bool> member(g.nodes.size(), false);
-  for (size_t i : nodes) {
-    member[i] = true;
+  for (const Node *node : nodes) {
     std::vector<std::string> names;
-    for (const auto &o : g.nodes[i].outputs) o.collectTensorNames(names);
+    for (const auto &o : node->outputs) o.collectTensorNames(names);
     definedInside.insert(names.begin(), names.end());
   }
   std::unordered_set<std::string> owned;
@@ -148,8 +141,8 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<size_t
   }
   // Outside values in order of first use.
   std::unordered_set<std::string> seen;
-  for (size_t i : nodes) {
-    const Node &node = g.nodes[i];
+  for (const Node *np : nodes) {
+    const Node &node = *np;
     for (const auto &in : node.inputs) {
       std::vector<std::string> uses;
       in.arg.collectTensorNames(uses);
@@ -179,24 +172,12 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<size_t
     }
   }
   // Values used after the partition, in node order.
-  std::unordered_set<std::string> usedOutside;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (member[i]) continue;
-    std::vector<std::string> uses;
-    for (const auto &in : g.nodes[i].inputs) in.arg.collectTensorNames(uses);
-    usedOutside.insert(uses.begin(), uses.end());
-  }
-  for (const auto &o : g.outputs) {
-    std::vector<std::string> uses;
-    o.collectTensorNames(uses);
-    usedOutside.insert(uses.begin(), uses.end());
-  }
-  for (size_t i : nodes)
-    for (const auto &o : g.nodes[i].outputs) {
+  for (const Node *node : nodes)
+    for (const auto &o : node->outputs) {
       std::vector<std::string> names;
       o.collectTensorNames(names);
       for (const auto &n : names)
-        if (usedOutside.count(n)) {
+        if (usedOutside(n)) {
           sub.outputs.push_back(n);
           sg.outputs.push_back(Argument::tensor(n));
           OutputSpec spec;
@@ -222,10 +203,10 @@ std::string freshNodeName(const Graph &graph, const std::string &base) {
 
 /// The executorch_call_delegate node: (module name, *inputs) -> outputs. Its
 /// FX name (Node.name) is kept so printouts read like torch's.
-Node makeDelegateCall(const Graph &graph, const std::string &delegateName, const std::vector<std::string> &inputs,
+Node makeDelegateCall(std::string nodeName, const std::string &delegateName, const std::vector<std::string> &inputs,
                       const std::vector<std::string> &outputs, int64_t debugHandle) {
   Node call;
-  call.name = freshNodeName(graph, "executorch_call_delegate");
+  call.name = std::move(nodeName);
   call.target = kDelegateTarget;
   call.inputs.push_back({"", Argument::string(delegateName), ArgumentPassing::Positional});
   for (const auto &in : inputs) call.inputs.push_back({"", Argument::tensor(in), ArgumentPassing::Positional});
@@ -233,64 +214,6 @@ Node makeDelegateCall(const Graph &graph, const std::string &delegateName, const
   call.isHopSingleTensorReturn = false;
   call.metadata.set("debug_handle", std::to_string(debugHandle));
   return call;
-}
-
-/// Graph inputs (by index) that are not user-visible: owned constants leave.
-void eraseInputs(ExportedProgram &ep, std::vector<size_t> indices) {
-  std::sort(indices.rbegin(), indices.rend());
-  for (size_t k : indices) {
-    const std::string name = ep.graph.inputs[k].name;
-    ep.graph.inputs.erase(ep.graph.inputs.begin() + std::ptrdiff_t(k));
-    ep.signature.inputSpecs.erase(ep.signature.inputSpecs.begin() + std::ptrdiff_t(k));
-    ep.graph.tensorValues.erase(name);
-  }
-}
-
-/// Replaces the partition's nodes in `ep` by a call to `delegateName`.
-/// `tags` is kept aligned with the node list (the call node gets "").
-void fuseIntoCall(ExportedProgram &ep, std::vector<std::string> &tags, const std::vector<size_t> &nodes,
-                  const Subgraph &sub, const std::string &delegateName) {
-  Graph &g = ep.graph;
-  int64_t handle = maxDebugHandle(g) + 1;
-  std::vector<std::string> results;
-  for (const auto &out : sub.outputs) {
-    std::string name = g.freshName("getitem");
-    g.tensorValues.set(name, edge::metaOf(g, out));
-    results.push_back(name);
-  }
-  Node call = makeDelegateCall(g, delegateName, sub.userInputs, results, handle);
-  std::set<size_t> member(nodes.begin(), nodes.end());
-  std::vector<Node> kept;
-  std::vector<std::string> keptTags;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (!member.count(i)) {
-      kept.push_back(std::move(g.nodes[i]));
-      keptTags.push_back(tags[i]);
-      continue;
-    }
-    std::vector<std::string> defined;
-    for (const auto &o : g.nodes[i].outputs) o.collectTensorNames(defined);
-    for (const auto &n : defined)
-      if (std::find(sub.outputs.begin(), sub.outputs.end(), n) == sub.outputs.end()) g.tensorValues.erase(n);
-    if (i == *member.rbegin()) {
-      kept.push_back(std::move(call));
-      keptTags.push_back("");
-    }
-  }
-  g.nodes = std::move(kept);
-  for (size_t k = 0; k < sub.outputs.size(); ++k) {
-    edge::replaceUses(ep, sub.outputs[k], results[k]);
-    g.tensorValues.erase(sub.outputs[k]);
-  }
-  std::vector<size_t> order = stableTopologicalOrder(g);
-  std::vector<Node> sorted;
-  std::vector<std::string> sortedTags;
-  for (size_t i : order) {
-    sorted.push_back(std::move(g.nodes[i]));
-    sortedTags.push_back(keptTags[i]);
-  }
-  g.nodes = std::move(sorted);
-  tags = std::move(sortedTags);
 }
 
 // The constants the delegate owns (its subgraph's parameters, buffers and
@@ -421,7 +344,9 @@ void forEachDelegateCall(const Program &program,
   }
 }
 
-} // namespace
+} // namespace detail
+
+using namespace detail;
 
 void requireResolvedCalls(const Program &program) {
   forEachDelegateCall(program, [&](const Graph &, const Node &node, const std::string &where) {
@@ -496,7 +421,8 @@ void lowerWholeProgram(Program &program, const std::string &backendId, const std
       parent.graph.outputs.push_back(Argument::tensor(name));
     }
     std::string name = nextDelegateName(program);
-    parent.graph.nodes.push_back(makeDelegateCall(parent.graph, name, userInputs, results, maxDebugHandle(ep.graph) + 1));
+    parent.graph.nodes.push_back(makeDelegateCall(freshNodeName(parent.graph, "executorch_call_delegate"), name,
+                                                  userInputs, results, maxDebugHandle(ep.graph) + 1));
 
     std::vector<CompileSpec> specs = compileSpecs;
     size_t nodeCount = ep.graph.nodes.size();
@@ -555,94 +481,6 @@ void composeLoweredModule(Program &program, const std::string &moduleName, const
 }
 
 //===----------------------------------------------------------------------===//
-// Flow 3: partitioner
-//===----------------------------------------------------------------------===//
-
-void partitionProgram(Program &program, const Partitioner &partitioner, const LoweringOptions &options,
-                      LoweringReport &report) {
-  checkSelectedMethodsExist(program, options);
-  requireResolvedCalls(program);
-  for (auto &[methodName, method] : program.methods) {
-    if (!selected(options, methodName)) continue;
-    ExportedProgram &ep = method.program;
-    std::string where = "method " + methodName;
-    PartitionResult result = partitioner.partition(ep);
-    if (result.nodeTags.size() != ep.graph.nodes.size() || result.inputTags.size() != ep.graph.inputs.size())
-      throw InternalError("partitioner " + partitioner.name() + " returned tags that do not match the graph");
-
-    // Tag rules of upstream's to_backend (pte-format.md §7.2).
-    for (size_t i = 0; i < ep.graph.nodes.size(); ++i) {
-      const std::string &tag = result.nodeTags[i];
-      if (tag.empty()) continue;
-      const Node &node = ep.graph.nodes[i];
-      if (!result.partitionTags.contains(tag))
-        throw Error("node is tagged '" + tag + "', which the partitioner gave no backend for", {},
-                    where + ", node " + node.displayName());
-      if (parseTarget(node.target).dialect != TargetDialect::Edge)
-        throw Error("only edge-dialect ops can be delegated, not " + node.target, {},
-                    where + ", node " + node.displayName());
-    }
-    for (size_t k = 0; k < ep.graph.inputs.size(); ++k) {
-      const std::string &tag = result.inputTags[k];
-      if (tag.empty()) continue;
-      InputKind kind = ep.signature.inputSpecs.at(k).kind;
-      if (kind != InputKind::Parameter && kind != InputKind::Buffer && kind != InputKind::TensorConstant)
-        throw Error("graph input '" + ep.graph.inputs[k].name +
-                        "' is tagged but only parameters, buffers and constants can be owned by a delegate",
-                    {}, where);
-      for (size_t i = 0; i < ep.graph.nodes.size(); ++i) {
-        std::vector<std::string> uses;
-        for (const auto &in : ep.graph.nodes[i].inputs) in.arg.collectTensorNames(uses);
-        if (std::find(uses.begin(), uses.end(), ep.graph.inputs[k].name) != uses.end() && result.nodeTags[i] != tag)
-          throw Error("constant '" + ep.graph.inputs[k].name + "' is tagged '" + tag + "' but its user " +
-                          ep.graph.nodes[i].displayName() + " is not",
-                      {}, where);
-      }
-    }
-
-    std::vector<std::string> tags = result.nodeTags;
-    std::vector<std::string> inputTags = result.inputTags;
-    for (const auto &[tag, chosen] : result.partitionTags) {
-      std::vector<size_t> nodes;
-      for (size_t i = 0; i < tags.size(); ++i)
-        if (tags[i] == tag) nodes.push_back(i);
-      if (nodes.empty()) continue;
-      // Checked on the current graph: fusing an earlier tag can close a cycle
-      // through this one even when both were convex in the original graph.
-      if (auto witness = findCycleWitness(NodeDependencies::of(ep.graph), nodes))
-        throw Error("partition '" + tag + "' would create a dependency cycle: " +
-                        ep.graph.nodes[*witness].displayName() +
-                        " depends on the partition and feeds it; split the partition there",
-                    {}, where);
-      std::vector<size_t> owned;
-      for (size_t k = 0; k < inputTags.size(); ++k)
-        if (inputTags[k] == tag) owned.push_back(k);
-
-      DelegationSpec spec = chosen;
-      if (options.backendOverride) {
-        spec.backendId = *options.backendOverride;
-        spec.preprocessor.clear();
-      }
-      if (options.compileSpecOverride) spec.compileSpecs = *options.compileSpecOverride;
-      const Backend &backend = options.backends->require(spec.preprocessorId());
-
-      Subgraph sub = extractSubgraph(ep, nodes, owned);
-      std::string name = nextDelegateName(program);
-      PreprocessResult pre =
-          runPreprocess(backend, sub.program, spec.compileSpecs, where + ", partition " + tag + " (" + name + ")", report);
-      fuseIntoCall(ep, tags, nodes, sub, name);
-      eraseInputs(ep, owned);
-      for (auto it = owned.rbegin(); it != owned.rend(); ++it) inputTags.erase(inputTags.begin() + std::ptrdiff_t(*it));
-
-      Delegate d = makeDelegate(program, spec.backendId, spec.compileSpecs, std::move(pre.processedBytes), std::move(sub.program));
-      report.delegatesCreated.push_back(describeDelegate(name, methodName, d, nodes.size()));
-      program.delegates.set(name, std::move(d));
-    }
-  }
-  program.stage = Stage::Delegated;
-}
-
-//===----------------------------------------------------------------------===//
 // Verification and blob storage
 //===----------------------------------------------------------------------===//
 
@@ -656,9 +494,9 @@ void verifyDelegatedProgram(const Program &program) {
   });
   for (const auto &[name, d] : program.delegates) {
     if (!d.original) continue;
+    // The edge verifier does not look at constants: the table stays where it is.
     Program original;
     original.stage = Stage::Edge;
-    original.constants = program.constants;
     original.methods.set("forward", Method{*d.original, std::nullopt});
     try {
       edge::verifyEdgeProgram(original, rules);

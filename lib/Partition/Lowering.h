@@ -35,12 +35,16 @@ struct LoweringOptions {
   std::optional<std::vector<CompileSpec>> compileSpecOverride;
   /// Methods to work on; empty = all.
   std::vector<std::string> methods;
+  /// Flow 3 fuses partitions one pass over the method each (the reference the
+  /// incremental path is tested against) instead of incrementally.
+  bool stepwise = false;
 };
 
 /// What a flow did, for the tool to report.
 struct LoweringReport {
   std::vector<std::string> warnings;
   std::vector<std::string> delegatesCreated; // "lowered_module_0 (forward): BackendWithCompilerDemo, 3 nodes, 61 bytes"
+  size_t incrementalMethods = 0;             // flow 3: methods the incremental path lowered
 };
 
 /// Flow 1: lowers every selected method whole to `backendId`.

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   std::string input = "-", output = "-", wholeModule, partitionerSpec, backend;
   std::vector<std::string> compileSpecs, lowered, methods;
   uint64_t inlineLimit = 4096;
-  bool noVerify = false, listBackends = false, listPartitioners = false, verbose = false;
+  bool noVerify = false, listBackends = false, listPartitioners = false, verbose = false, stepwise = false;
   app.add_option("input", input, "Edge-dialect or delegated program JSON ('-' = stdin)");
   app.add_option("-o,--output", output, "output delegated program JSON (default '-' = stdout)");
   app.add_option("--whole-module", wholeModule, "flow 1: lower each method whole to backend ID");
@@ -59,6 +59,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> opLibraries;
   addOpLibraryOption(app, opLibraries);
   app.add_flag("-v,--verbose", verbose, "print each delegate created on stderr");
+  app.add_flag("--stepwise-fusion", stepwise,
+               "flow 3: fuse the partitions one pass over the method each, the slow reference the default "
+               "incremental fusion is checked against (same output)");
   PassFlags passFlags(app, {
       {"compose-lowered", "flow 2: bind each --lowered NAME=FILE module to the delegate calls that name it"},
       {"whole-module", "flow 1: lower each method whole to the --whole-module backend"},
@@ -92,6 +95,7 @@ int main(int argc, char **argv) {
     }
     LoweringOptions options;
     options.methods = methods;
+    options.stepwise = stepwise;
     std::vector<CompileSpec> specs;
     for (const auto &text : compileSpecs) specs.push_back(parseCompileSpec(text));
     if (!compileSpecs.empty()) options.compileSpecOverride = specs;

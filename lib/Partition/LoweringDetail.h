@@ -8,11 +8,15 @@
 
 #include "IR/IR.h"
 #include "Partition/Backend.h"
-#include "Partition/Lowering.h"
 
 #include <functional>
 #include <string>
 #include <vector>
+
+namespace exir::partition {
+struct LoweringOptions;
+struct LoweringReport;
+} // namespace exir::partition
 
 namespace exir::partition::detail {
 

@@ -579,6 +579,9 @@ void partitionProgram(Program &program, const Partitioner &partitioner, const Lo
     if (result.nodeTags.size() != ep.graph.nodes.size() || result.inputTags.size() != ep.graph.inputs.size())
       throw InternalError("partitioner " + partitioner.name() + " returned tags that do not match the graph");
     checkTags(ep, result, "method " + methodName);
+    // Tags without nodes are skipped, constants they claim included.
+    if (std::all_of(result.nodeTags.begin(), result.nodeTags.end(), [](const std::string &t) { return t.empty(); }))
+      continue;
     if (!options.stepwise && incrementalApplies(ep.graph, result))
       lowerIncrementally(program, methodName, ep, result, options, report);
     else

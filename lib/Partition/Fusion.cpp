@@ -11,6 +11,7 @@
 #include "Support/Error.h"
 
 #include <algorithm>
+#include <limits>
 #include <functional>
 #include <queue>
 #include <set>
@@ -300,10 +301,17 @@ private:
     ++epoch_;
     markedFor_ = self;
     searchForward(self, -1, kNone);
+    // The latest start among the other partitions the marks leave open, found
+    // from the end of byFirst_: what it steps over was marked, so it costs no
+    // more than the search did (a pass over every partition made this quadratic).
     size_t certificate = 0;
-    for (int q : byKey_)
-      if (q != self && fwdBlocked_[size_t(q)] != epoch_ && first_[size_t(q)] <= blockedAfter_)
-        certificate = std::max(certificate, first_[size_t(q)]);
+    for (auto it = byFirst_.upper_bound({blockedAfter_, std::numeric_limits<int>::max()}); it != byFirst_.begin();) {
+      --it;
+      if (it->second != self && fwdBlocked_[size_t(it->second)] != epoch_) {
+        certificate = it->first;
+        break;
+      }
+    }
     certificate_[size_t(self)] = std::min(certificate_[size_t(self)], certificate);
   }
 

@@ -467,6 +467,38 @@ std::vector<ProposedPartition> proposePartitions(const NodeDependencies &deps, c
   return parts.result();
 }
 
+bool contractedGraphIsAcyclic(const NodeDependencies &deps, const std::vector<size_t> &vertexOf) {
+  size_t n = deps.producers.size();
+  if (vertexOf.size() != n) throw InternalError("contractedGraphIsAcyclic: one vertex per node expected");
+  size_t vertices = n ? *std::max_element(vertexOf.begin(), vertexOf.end()) + 1 : 0;
+  std::vector<std::vector<size_t>> succ(vertices);
+  std::vector<size_t> indegree(vertices, 0);
+  std::vector<bool> used(vertices, false);
+  for (size_t i = 0; i < n; ++i) {
+    used[vertexOf[i]] = true;
+    for (size_t p : deps.producers[i])
+      if (vertexOf[p] != vertexOf[i]) {
+        succ[vertexOf[p]].push_back(vertexOf[i]);
+        ++indegree[vertexOf[i]];
+      }
+  }
+  std::vector<size_t> ready;
+  size_t pending = 0;
+  for (size_t v = 0; v < vertices; ++v) {
+    if (!used[v]) continue;
+    ++pending;
+    if (!indegree[v]) ready.push_back(v);
+  }
+  while (!ready.empty()) {
+    size_t v = ready.back();
+    ready.pop_back();
+    --pending;
+    for (size_t w : succ[v])
+      if (--indegree[w] == 0) ready.push_back(w);
+  }
+  return pending == 0;
+}
+
 std::vector<size_t> stableTopologicalOrder(const Graph &graph) {
   NodeDependencies deps = NodeDependencies::of(graph);
   size_t n = graph.nodes.size();

@@ -61,6 +61,10 @@ std::vector<ProposedPartition> proposePartitions(const NodeDependencies &deps, c
 /// the set and feeds it (its index); nullopt when the set is convex.
 std::optional<size_t> findCycleWitness(const NodeDependencies &deps, const std::vector<size_t> &nodes);
 
+/// Whether the node graph of `deps` stays acyclic when the nodes that share a
+/// vertex (vertexOf[i] for node i) are contracted into one.
+bool contractedGraphIsAcyclic(const NodeDependencies &deps, const std::vector<size_t> &vertexOf);
+
 /// A stable topological order of graph.nodes: each node keeps its position
 /// unless it uses a value defined later, in which case it moves after it.
 /// Throws exir::Error if the graph has a cycle.

@@ -1,13 +1,9 @@
-//===- Partition/Lowering.cpp - to_backend: the three delegation flows ----===//
+//===- Partition/Lowering.cpp - to_backend: flows 1 and 2, shared pieces --===//
 //
-// Fusing a partition follows upstream's create_submodule_from_nodes and
-// create_exported_program_from_submodule (pte-format.md §7.3):
-//  - the subgraph's inputs are the constants the delegate owns, then the
-//    outside values it reads in order of first use;
-//  - its outputs are the values of partition nodes used outside, in node order;
-//  - the call node replaces the partition where its last node was, and the
-//    graph is re-sorted topologically (stably), so users that sat between
-//    partition nodes move after the call.
+// Flow 1 (a method lowered whole) and flow 2 (a lowered module bound to the
+// calls that name it), the helpers flow 3 shares with them (LoweringDetail.h:
+// extracting a subgraph, the call node, the delegate), the delegated-program
+// verifier and blob storage. Flow 3 is in PartitionFlow.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "Partition/Lowering.h"
@@ -16,7 +12,6 @@
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
-#include "Partition/Fusion.h"
 #include "Support/Error.h"
 #include "Support/FileIO.h"
 #include "Support/Hash.h"
@@ -25,7 +20,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 

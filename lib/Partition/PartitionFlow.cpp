@@ -262,26 +262,7 @@ bool incrementalApplies(const Graph &g, const PartitionResult &result) {
     if (fresh) ++vertices;
     vertex[i] = it->second;
   }
-  std::vector<std::vector<size_t>> succ(vertices);
-  std::vector<size_t> indegree(vertices, 0);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t p : deps.producers[i])
-      if (vertex[p] != vertex[i]) {
-        succ[vertex[p]].push_back(vertex[i]);
-        ++indegree[vertex[i]];
-      }
-  std::vector<size_t> ready;
-  for (size_t v = 0; v < vertices; ++v)
-    if (!indegree[v]) ready.push_back(v);
-  size_t done = 0;
-  while (!ready.empty()) {
-    size_t v = ready.back();
-    ready.pop_back();
-    ++done;
-    for (size_t w : succ[v])
-      if (--indegree[w] == 0) ready.push_back(w);
-  }
-  return done == vertices;
+  return contractedGraphIsAcyclic(deps, vertex);
 }
 
 /// The method's graph while its partitions are fused one by one, with what a

@@ -51,32 +51,12 @@ std::vector<std::vector<std::string>> names(const Graph &g, const std::vector<Pr
 
 /// True when contracting every partition leaves the node graph acyclic.
 bool quotientIsAcyclic(const Graph &g, const std::vector<ProposedPartition> &parts) {
-  NodeDependencies deps = NodeDependencies::of(g);
   size_t n = g.nodes.size();
   std::vector<size_t> group(n);
   for (size_t i = 0; i < n; ++i) group[i] = i;
   for (size_t k = 0; k < parts.size(); ++k)
     for (size_t i : parts[k].nodes) group[i] = n + k;
-  size_t total = n + parts.size();
-  std::vector<std::set<size_t>> edges(total);
-  std::vector<size_t> indegree(total, 0);
-  for (size_t v = 0; v < n; ++v)
-    for (size_t u : deps.users[v])
-      if (group[u] != group[v] && edges[group[v]].insert(group[u]).second) ++indegree[group[u]];
-  std::vector<size_t> ready;
-  std::set<size_t> used;
-  for (size_t i = 0; i < n; ++i) used.insert(group[i]);
-  for (size_t v : used)
-    if (!indegree[v]) ready.push_back(v);
-  size_t seen = 0;
-  while (!ready.empty()) {
-    size_t v = ready.back();
-    ready.pop_back();
-    ++seen;
-    for (size_t u : edges[v])
-      if (--indegree[u] == 0) ready.push_back(u);
-  }
-  return seen == used.size();
+  return contractedGraphIsAcyclic(NodeDependencies::of(g), group);
 }
 
 /// Upstream's CapabilityBasedPartitioner, transcribed plainly (the check for

@@ -88,29 +88,39 @@ std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
   return passes;
 }
 
+/// The dtype rules on every edge-dialect node of `g` and of its cond
+/// branches, located by JSON pointer; `isEdge` caches the parse of each target.
+static void checkDtypeRules(const Graph &g, const std::string &graphLoc, const DtypeRules &rules,
+                            StringMap<bool> &isEdge) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node &node = g.nodes[i];
+    auto nodeLoc = [&] { return graphLoc + "/nodes/" + std::to_string(i); }; // built only when needed
+    for (size_t a = 0; a < node.inputs.size(); ++a)
+      if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
+        checkDtypeRules(*node.inputs[a].arg.graph(), nodeLoc() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph",
+                        rules, isEdge);
+    auto [slot, unseen] = isEdge.try_emplace(node.target, false);
+    if (unseen) slot->second = parseTarget(node.target).dialect == TargetDialect::Edge;
+    if (!slot->second) continue;
+    if (auto violation = rules.check(g, node)) {
+      std::string frame = userFrame(node);
+      throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
+                  nodeLoc() + " (" + node.displayName() + ")");
+    }
+  }
+}
+
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules) {
   verifyProgram(program, program.stage);
-  StringMap<bool> isEdge; // per target string, parsed once
-  // The method's graph and the branches of its cond nodes, located by JSON pointer.
-  std::function<void(const Graph &, const std::string &)> check = [&](const Graph &g, const std::string &graphLoc) {
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node &node = g.nodes[i];
-      auto nodeLoc = [&] { return graphLoc + "/nodes/" + std::to_string(i); }; // built only when needed
-      for (size_t a = 0; a < node.inputs.size(); ++a)
-        if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
-          check(*node.inputs[a].arg.graph(), nodeLoc() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
-      auto [slot, unseen] = isEdge.try_emplace(node.target, false);
-      if (unseen) slot->second = parseTarget(node.target).dialect == TargetDialect::Edge;
-      if (!slot->second) continue;
-      if (auto violation = rules.check(g, node)) {
-        std::string frame = userFrame(node);
-        throw Error("dtype constraint violated: " + *violation + (frame.empty() ? "" : " (at " + frame + ")"), {},
-                    nodeLoc() + " (" + node.displayName() + ")");
-      }
-    }
-  };
+  StringMap<bool> isEdge;
   for (const auto &[methodName, method] : program.methods)
-    check(method.program.graph, "/methods/" + methodName + "/graph_module/graph");
+    checkDtypeRules(method.program.graph, "/methods/" + methodName + "/graph_module/graph", rules, isEdge);
+}
+
+void verifyEdgeMethod(const ExportedProgram &method, const std::string &methodName, const DtypeRules &rules) {
+  verifyMethod(method, methodName, Stage::Edge);
+  StringMap<bool> isEdge;
+  checkDtypeRules(method.graph, "/methods/" + methodName + "/graph_module/graph", rules, isEdge);
 }
 
 /// A user's edge.yaml is recorded in the program, so later stages check with it too.

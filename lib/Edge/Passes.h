@@ -72,5 +72,8 @@ void runUserPassesOnEdge(Program &program, const EdgeOptions &options);
 /// The edge-stage verifier: structure, edge namespace, dtype rules.
 class DtypeRules;
 void verifyEdgeProgram(const Program &program, const DtypeRules &rules);
+/// The same for one method of an Edge program (a delegate's original module),
+/// reported as /methods/<methodName>/...
+void verifyEdgeMethod(const ExportedProgram &method, const std::string &methodName, const DtypeRules &rules);
 
 } // namespace exir::edge

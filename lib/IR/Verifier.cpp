@@ -289,6 +289,13 @@ void verifyMethodStructure(const ExportedProgram &ep, const std::string &method)
   verifyMethodStructureImpl(ep, method, nullptr);
 }
 
+void verifyMethod(const ExportedProgram &ep, const std::string &method, Stage stage) {
+  if (stage == Stage::Planned) throw InternalError("verifyMethod: a planned method is checked with its program");
+  GraphValueIds ids(ep.graph.tensorValues);
+  verifyMethodStructureImpl(ep, method, &ids);
+  verifyStageRules(ep.graph, graphLocation(method), stage);
+}
+
 void verifyProgram(const Program &program, Stage stage) {
   if (program.stage != stage)
     throw Error(std::string("expected a program of stage '") + stageName(stage) + "', got '" +

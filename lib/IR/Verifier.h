@@ -17,5 +17,9 @@ namespace exir {
 void verifyProgram(const Program &program, Stage stage);
 /// Structural rules for one method (any stage).
 void verifyMethodStructure(const ExportedProgram &method, const std::string &methodName);
+/// verifyProgram's rules for one method of a program of `stage` (not Planned,
+/// whose rules also read the program's memory plan), without a Program
+/// around it: a delegate's original module is checked where it is.
+void verifyMethod(const ExportedProgram &method, const std::string &methodName, Stage stage);
 
 } // namespace exir

@@ -144,6 +144,27 @@ TEST_CASE("verifier: stage rules", "[verifier]") {
   }
 }
 
+TEST_CASE("verifier: one method checked without a program around it", "[verifier]") {
+  // verifyMethod is what the delegate check uses on each original module: the
+  // same rules and locations as verifyProgram on a program holding that method.
+  ExportedProgram ep = addMul();
+  CHECK_NOTHROW(verifyMethod(ep, "forward", Stage::Aten));
+  CHECK(errorOf([&] { verifyMethod(ep, "forward", Stage::Edge); }) ==
+        "/methods/forward/graph_module/graph/nodes/0 (add): op 'torch.ops.aten.add.Tensor' is not in the edge "
+        "namespace (executorch.exir.dialects.edge.ops.*)");
+  ep.graph.nodes[0].target = edgeTarget("aten", "add", "Tensor");
+  ep.graph.nodes[1].target = edgeTarget("aten", "mul", "Tensor");
+  CHECK_NOTHROW(verifyMethod(ep, "forward", Stage::Edge));
+  ep.graph.nodes[0].inputs[0].arg = Argument::tensor("nowhere");
+  Program p = programOf(ep, Stage::Edge);
+  std::string expected = errorOf([&] { verifyProgram(p, Stage::Edge); });
+  CHECK(expected.find("nowhere") != std::string::npos);
+  CHECK(errorOf([&] { verifyMethod(ep, "forward", Stage::Edge); }) == expected);
+  std::string renamed = errorOf([&] { verifyMethod(ep, "sub", Stage::Edge); });
+  CHECK(renamed.rfind("/methods/sub/graph_module/graph/nodes/0", 0) == 0);
+  CHECK_THROWS_AS(verifyMethod(ep, "forward", Stage::Planned), InternalError);
+}
+
 TEST_CASE("verifier: planned programs need a valid plan", "[verifier]") {
   Program p = programOf(addMul(), Stage::Planned);
   SECTION("no plan") {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Partition/Fusion.h"
+#include "IR/ValueNames.h"
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -35,31 +36,30 @@ NodeDependencies NodeDependencies::of(const Graph &graph) {
   deps.users.assign(n, {});
   deps.producers.assign(n, {});
   deps.feedsOutput.assign(n, false);
-  std::unordered_map<std::string, size_t> definedBy;
+  // Value id -> defining node (the first definition wins); the names are
+  // views into the graph, which stays as it is here.
+  ValueIndex values;
+  values.reserve(graph.tensorValues.size() + 16);
+  std::vector<size_t> definedBy;
   for (size_t i = 0; i < n; ++i)
-    for (const auto &o : graph.nodes[i].outputs) {
-      std::vector<std::string> names;
-      o.collectValueNames(names);
-      for (const auto &name : names) definedBy.emplace(name, i);
-    }
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<std::string> uses;
-    for (const auto &in : graph.nodes[i].inputs) in.arg.collectValueNames(uses);
-    for (const auto &u : uses) {
-      auto it = definedBy.find(u);
-      if (it == definedBy.end() || it->second == i) continue;
-      deps.producers[i].push_back(it->second);
-      deps.users[it->second].push_back(i);
-    }
-  }
+    for (const auto &o : graph.nodes[i].outputs)
+      forEachValueName(o, [&](const std::string &name) {
+        if (values.intern(name) == definedBy.size()) definedBy.push_back(i);
+      });
+  for (size_t i = 0; i < n; ++i)
+    for (const auto &in : graph.nodes[i].inputs)
+      forEachValueName(in.arg, [&](const std::string &name) {
+        uint32_t id = values.find(name);
+        if (id == ValueIndex::npos || definedBy[id] == i) return;
+        deps.producers[i].push_back(definedBy[id]);
+        deps.users[definedBy[id]].push_back(i);
+      });
   for (auto &v : deps.users) sortUnique(v);
   for (auto &v : deps.producers) sortUnique(v);
-  for (const auto &o : graph.outputs) {
-    std::vector<std::string> uses;
-    o.collectValueNames(uses);
-    for (const auto &u : uses)
-      if (auto it = definedBy.find(u); it != definedBy.end()) deps.feedsOutput[it->second] = true;
-  }
+  for (const auto &o : graph.outputs)
+    forEachValueName(o, [&](const std::string &name) {
+      if (uint32_t id = values.find(name); id != ValueIndex::npos) deps.feedsOutput[definedBy[id]] = true;
+    });
   return deps;
 }
 
@@ -128,7 +128,10 @@ public:
     keyOf_.push_back(id);
     version_.push_back(0);
     memo_.push_back({});
-    byKey_.push_back(id); // the newest partition has the largest key
+    byKey_.insert({size_t(id), id}); // the newest partition has the largest key
+    touched_.push_back(id);
+    scanned_.push_back({});
+    openStamp_.push_back(0);
     byFirst_.insert({node, id});
     slotOf_[node] = int(slots_.size()) - 1;
     return id;
@@ -163,14 +166,32 @@ public:
             first_[size_t(q)] <= blockedAfter_ && !(memo_[size_t(q)] == Memo{self, version_[size_t(self)], version_[size_t(q)]}))
           open_.push_back(q);
       };
-      if (blockedAfter_ == kNone) {
-        for (int q : byKey_) consider(q);
-      } else {
+      const Scan &scan = scanned_[size_t(self)];
+      if (blockedAfter_ != kNone) {
         for (auto it = byFirst_.begin(); it != byFirst_.end() && it->first <= blockedAfter_; ++it) consider(it->second);
         std::sort(open_.begin(), open_.end(), [&](int a, int b) { return keyOf_[size_t(a)] < keyOf_[size_t(b)]; });
+      } else if (doneKey == 0 && scan.version == version_[size_t(self)]) {
+        // Only the partitions created or grown since: the rest were refused
+        // at this version of `self` and stay refused (see Scan).
+        ++openEpoch_;
+        for (size_t i = scan.logPos; i < touched_.size(); ++i) {
+          int q = touched_[i];
+          if (slotOfId_[size_t(q)] < 0 || openStamp_[size_t(q)] == openEpoch_) continue;
+          openStamp_[size_t(q)] = openEpoch_;
+          consider(q);
+        }
+        std::sort(open_.begin(), open_.end(), [&](int a, int b) { return keyOf_[size_t(a)] < keyOf_[size_t(b)]; });
+      } else {
+        for (auto it = byKey_.lower_bound({doneKey, std::numeric_limits<int>::min()}); it != byKey_.end(); ++it)
+          consider(it->second);
       }
       auto next = std::find_if(open_.begin(), open_.end(), [&](int q) { return fits(self, q) && !blocked(self, q); });
-      if (next == open_.end()) return merged;
+      if (next == open_.end()) {
+        // Every candidate was refused at this version of `self` (with
+        // doneKey > 0 those before it were tried at an earlier one).
+        if (doneKey == 0) scanned_[size_t(self)] = Scan{version_[size_t(self)], touched_.size()};
+        return merged;
+      }
       doneKey = keyOf_[size_t(*next)] + 1;
       merge(self, *next);
       merged = true;
@@ -200,7 +221,13 @@ public:
     byFirst_.erase({first_[size_t(self)], self});
     byFirst_.erase({first_[size_t(other)], other});
     ++version_[size_t(self)];
+    // Upstream orders candidates by the first assignment of any of their
+    // nodes: the earliest-created partition merged in.
+    byKey_.erase({keyOf_[size_t(self)], self});
+    byKey_.erase({keyOf_[size_t(other)], other});
     keyOf_[size_t(self)] = std::min(keyOf_[size_t(self)], keyOf_[size_t(other)]);
+    byKey_.insert({keyOf_[size_t(self)], self});
+    touched_.push_back(self);
     setSpan(self, -1);
     setSpan(other, -1);
     first_[size_t(self)] = std::min(first_[size_t(self)], first_[size_t(other)]);
@@ -220,21 +247,11 @@ public:
     into.id = self;
     slotOfId_[size_t(self)] = keep;
     slotOfId_[size_t(other)] = -1;
-    // Upstream orders candidates by the first assignment of any of their
-    // nodes: the earliest-created partition merged in.
-    auto selfAt = std::find(byKey_.begin(), byKey_.end(), self);
-    auto otherAt = std::find(byKey_.begin(), byKey_.end(), other);
-    if (otherAt < selfAt) {
-      *otherAt = self;
-      byKey_.erase(selfAt);
-    } else {
-      byKey_.erase(otherAt);
-    }
     markedFor_ = -1;
   }
 
-  /// Live partition ids in upstream's candidate order.
-  const std::vector<int> &byAssignmentOrder() const { return byKey_; }
+  /// The first live partition in upstream's candidate order.
+  int firstByAssignment() const { return byKey_.begin()->second; }
 
   /// Live partitions with an edge to or from `id`.
   std::vector<int> neighbours(int id) {
@@ -389,7 +406,7 @@ private:
   std::vector<bool> feedsSupported_; // node leads to a supported node
   std::vector<Slot> slots_;        // partition storage; merged-away slots are empty
   std::vector<int> slotOfId_;      // partition id -> slot (-1: merged away)
-  std::vector<int> byKey_;
+  std::set<std::pair<size_t, int>> byKey_; // live partitions by keyOf_: upstream's candidate order
   // Search state, stamped with epoch_ instead of cleared.
   uint32_t epoch_ = 0;
   int markedFor_ = -1; // the partition the marks are for (-1: none valid)
@@ -404,6 +421,21 @@ private:
   std::vector<Memo> memo_;          // per partition id: the last partition it was found blocked with
   std::set<std::pair<size_t, int>> byFirst_; // live partitions by first node
   std::vector<int> open_;
+  // A refusal lasts while neither partition grows: merges elsewhere only add
+  // paths, so a blocked pair stays blocked and a marked one stays marked, and
+  // sizes are fixed. A round for `self` that merges nothing therefore leaves
+  // Scan{its version, end of touched_}, and the next round at that version
+  // looks only at the partitions touched_ lists after that point: without it,
+  // rounds for the partition at the end of the graph, which reaches nothing,
+  // walked every live partition (quadratic in partitions).
+  struct Scan {
+    uint32_t version = UINT32_MAX;
+    size_t logPos = 0;
+  };
+  std::vector<int> touched_;          // partitions created or grown, in that order
+  std::vector<Scan> scanned_;         // per partition id
+  std::vector<uint32_t> openStamp_;   // per partition id: listed in open_ this epoch
+  uint32_t openEpoch_ = 0;
   std::vector<uint32_t> nodeSeen_, seen_, fwdBlocked_;
   size_t blockedAfter_ = kNone, probeAfter_ = kNone; // what the certificates met by a search cover
   std::vector<size_t> first_, last_, certificate_;  // per partition id: node index range, certificate
@@ -440,7 +472,7 @@ std::vector<ProposedPartition> proposePartitions(const NodeDependencies &deps, c
       changed = false;
       // The new partition (if any) first, then every partition in assignment
       // order; all are merged into the first candidate where possible.
-      changed = parts.mergeRound(current ? *current : parts.byAssignmentOrder().front());
+      changed = parts.mergeRound(current ? *current : parts.firstByAssignment());
     } else if (current) {
       // The partitions joined to the current one by an edge, in id order;
       // again from the first after a pass that merged, since a merged

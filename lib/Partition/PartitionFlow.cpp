@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
+#include "IR/ValueNames.h"
 #include "Partition/Fusion.h"
 #include "Partition/Lowering.h"
 #include "Partition/LoweringDetail.h"
@@ -236,14 +237,16 @@ std::vector<std::pair<std::string, std::vector<size_t>>> nodesByTag(const Partit
 /// every value is defined once, the nodes are in topological order, and the
 /// graph with each tag contracted to one vertex is acyclic.
 bool incrementalApplies(const Graph &g, const PartitionResult &result) {
-  std::unordered_set<std::string> defined;
+  ValueIndex defined;
+  defined.reserve(g.tensorValues.size() + 16);
+  bool unique = true;
   for (const Node &node : g.nodes)
-    for (const auto &o : node.outputs) {
-      std::vector<std::string> names;
-      o.collectValueNames(names);
-      for (auto &n : names)
-        if (!defined.insert(std::move(n)).second) return false;
-    }
+    for (const auto &o : node.outputs)
+      forEachValueName(o, [&](const std::string &name) {
+        size_t before = defined.size();
+        if (defined.intern(name) < before) unique = false;
+      });
+  if (!unique) return false;
   NodeDependencies deps = NodeDependencies::of(g);
   size_t n = g.nodes.size();
   for (size_t i = 0; i < n; ++i)
@@ -277,6 +280,9 @@ public:
     pool_ = std::move(g_.nodes);
     g_.nodes.clear();
     size_t n = pool_.size();
+    definedBy_.reserve(n);
+    users_.reserve(n);
+    nodeNames_.reserve(n);
     alive_.assign(n, true);
     member_.assign(n, false);
     dependsOnCall_.assign(n, false);
@@ -310,9 +316,9 @@ public:
   /// Whether a tensor the partition defines is read by a node outside it or by the graph's outputs.
   bool usedOutside(const std::string &name) const {
     if (outputTensors_.count(name)) return true;
-    auto it = tensorUsers_.find(name);
-    if (it == tensorUsers_.end()) return false;
-    for (size_t id : it->second)
+    auto it = users_.find(name);
+    if (it == users_.end()) return false;
+    for (size_t id : it->second.tensor)
       if (alive_[id] && !member_[id]) return true;
     return false;
   }
@@ -375,8 +381,8 @@ public:
       auto fix = [&](std::string &s) {
         if (s == from) s = to;
       };
-      if (auto it = anyUsers_.find(from); it != anyUsers_.end())
-        for (size_t id : it->second)
+      if (auto it = users_.find(from); it != users_.end())
+        for (size_t id : it->second.any)
           if (alive_[id])
             for (auto &in : pool_[id].inputs) edge::renameNamesIn(in.arg, fix);
       if (auto it = outputUses_.find(from); it != outputUses_.end())
@@ -433,11 +439,11 @@ private:
     }
     for (auto &in : node.inputs) {
       edge::renameNamesIn(in.arg, [&](std::string &s) {
-        if (!s.empty()) anyUsers_[s].push_back(id);
+        if (!s.empty()) users_[s].any.push_back(id);
       });
       std::vector<std::string> names;
       in.arg.collectTensorNames(names);
-      for (auto &name : names) tensorUsers_[std::move(name)].push_back(id);
+      for (auto &name : names) users_[name].tensor.push_back(id); // the key exists: `any` listed it
     }
   }
 
@@ -490,8 +496,11 @@ private:
   std::vector<bool> alive_, member_, dependsOnCall_, inputErased_;
   std::vector<size_t> order_, pos_;
   std::unordered_map<std::string, size_t> definedBy_;                  // value -> defining node
-  std::unordered_map<std::string, std::vector<size_t>> anyUsers_;      // value -> nodes whose inputs name it
-  std::unordered_map<std::string, std::vector<size_t>> tensorUsers_;   // tensor -> nodes reading it
+  struct Users {
+    std::vector<size_t> any;    // nodes whose inputs name the value
+    std::vector<size_t> tensor; // nodes reading it as a tensor
+  };
+  std::unordered_map<std::string, Users> users_;                      // value -> its users
   std::unordered_map<std::string, std::vector<size_t>> outputUses_;    // value -> graph outputs naming it
   std::unordered_map<std::string, std::vector<size_t>> specUses_;      // value -> output specs naming it
   std::unordered_set<std::string> outputTensors_;                      // tensors the graph returns

@@ -31,6 +31,8 @@ std::pair<std::string, std::string> splitDelegateReference(const std::string &re
   return {reference.substr(0, dash), reference.substr(dash + 1)};
 }
 
+// Declared in LoweringDetail.h; the helpers only this file uses are in
+// anonymous namespaces among them.
 namespace detail {
 
 bool isDelegateCall(const Node &node) { return node.target == kDelegateTarget; }
@@ -65,6 +67,7 @@ int64_t maxDebugHandle(const Graph &graph) {
   return best;
 }
 
+namespace {
 /// torch treespec JSON strings for the lowered subgraph's module call signature.
 std::string treespecLeaves(size_t n) {
   std::string out;
@@ -82,6 +85,8 @@ std::string outputListTreespec(size_t n) {
   return "[1, {\"type\": \"builtins.list\", \"context\": \"null\", \"children_spec\": [" + treespecLeaves(n) + "]}]";
 }
 
+} // namespace
+
 /// Copies the metadata tables of `name` from `from` into `to`.
 void copyValueMeta(const Graph &from, Graph &to, const std::string &name) {
   if (const TensorMeta *m = from.tensorValues.find(name)) to.tensorValues.set(name, *m);
@@ -90,6 +95,7 @@ void copyValueMeta(const Graph &from, Graph &to, const std::string &name) {
   if (const SymFloat *s = from.symFloatValues.find(name)) to.symFloatValues.set(name, *s);
 }
 
+namespace {
 /// An ExportedProgram shell carrying the parent's versions and metadata.
 ExportedProgram emptyLike(const ExportedProgram &parent) {
   ExportedProgram ep;
@@ -110,6 +116,8 @@ void setRootCallSignature(ExportedProgram &ep, std::vector<std::string> userInpu
   sig.forwardArgNames = std::move(userInputNames);
   ep.moduleCallGraph = {ModuleCallEntry{"", sig}};
 }
+
+} // namespace
 
 Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const Node *> &nodes,
                          const std::vector<size_t> &ownedInputs,
@@ -210,6 +218,7 @@ Node makeDelegateCall(std::string nodeName, const std::string &delegateName, con
   return call;
 }
 
+namespace {
 // The constants the delegate owns (its subgraph's parameters, buffers and
 // tensor constants) leave the method, so their bytes travel with the delegate
 // and exir-emit writes them as named data keyed by FQN (upstream's
@@ -228,6 +237,8 @@ OrderedMap<ConstantTensor> ownedConstantData(const Program &program, const Expor
   }
   return out;
 }
+
+} // namespace
 
 Delegate makeDelegate(const Program &program, const std::string &backendId, const std::vector<CompileSpec> &specs,
                       std::string blob, ExportedProgram original) {
@@ -262,6 +273,7 @@ PreprocessResult runPreprocess(const Backend &backend, const ExportedProgram &su
   return result;
 }
 
+namespace {
 std::string metaText(const TensorMeta &m) {
   std::string out = std::string(shortName(m.dtype)) + "[";
   for (size_t i = 0; i < m.sizes.size(); ++i)
@@ -337,6 +349,8 @@ void forEachDelegateCall(const Program &program,
     }
   }
 }
+
+} // namespace
 
 } // namespace detail
 

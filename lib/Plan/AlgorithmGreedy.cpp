@@ -135,8 +135,12 @@ public:
       grow(object / 64 + 1);
     uint64_t bit = uint64_t(1) << (object % 64);
     size_t word = object / 64;
-    auto markAny = [&](size_t v) { // v and every node above it
-      for (; v >= 1; v /= 2) any_[v * words_ + word] |= bit;
+    // v and every node above it. A node holding the bit has it on every
+    // ancestor already, so the walk stops there: the points of a lifetime
+    // share their chunk's leaf, and walking to the root from each of them
+    // (a cache miss per level) was 40% of the planner on a 300k-node decoder.
+    auto markAny = [&](size_t v) {
+      for (; v >= 1 && !(any_[v * words_ + word] & bit); v /= 2) any_[v * words_ + word] |= bit;
     };
     uint64_t c0 = (uint64_t(start) + 63) / 64, c1End = (uint64_t(end) + 1) / 64;
     bool whole = c0 < c1End;

@@ -44,7 +44,10 @@ NodeDependencies NodeDependencies::of(const Graph &graph) {
   for (size_t i = 0; i < n; ++i)
     for (const auto &o : graph.nodes[i].outputs)
       forEachValueName(o, [&](const std::string &name) {
-        if (values.intern(name) == definedBy.size()) definedBy.push_back(i);
+        if (values.intern(name) == definedBy.size())
+          definedBy.push_back(i);
+        else
+          deps.definedOnce = false;
       });
   for (size_t i = 0; i < n; ++i)
     for (const auto &in : graph.nodes[i].inputs)
@@ -166,10 +169,13 @@ public:
             first_[size_t(q)] <= blockedAfter_ && !(memo_[size_t(q)] == Memo{self, version_[size_t(self)], version_[size_t(q)]}))
           open_.push_back(q);
       };
+      auto inKeyOrder = [&] {
+        std::sort(open_.begin(), open_.end(), [&](int a, int b) { return keyOf_[size_t(a)] < keyOf_[size_t(b)]; });
+      };
       const Scan &scan = scanned_[size_t(self)];
       if (blockedAfter_ != kNone) {
         for (auto it = byFirst_.begin(); it != byFirst_.end() && it->first <= blockedAfter_; ++it) consider(it->second);
-        std::sort(open_.begin(), open_.end(), [&](int a, int b) { return keyOf_[size_t(a)] < keyOf_[size_t(b)]; });
+        inKeyOrder();
       } else if (doneKey == 0 && scan.version == version_[size_t(self)]) {
         // Only the partitions created or grown since: the rest were refused
         // at this version of `self` and stay refused (see Scan).
@@ -180,7 +186,7 @@ public:
           openStamp_[size_t(q)] = openEpoch_;
           consider(q);
         }
-        std::sort(open_.begin(), open_.end(), [&](int a, int b) { return keyOf_[size_t(a)] < keyOf_[size_t(b)]; });
+        inKeyOrder();
       } else {
         for (auto it = byKey_.lower_bound({doneKey, std::numeric_limits<int>::min()}); it != byKey_.end(); ++it)
           consider(it->second);

@@ -30,6 +30,7 @@ struct NodeDependencies {
   std::vector<std::vector<size_t>> users;     // node -> consuming nodes (ascending, unique)
   std::vector<std::vector<size_t>> producers; // node -> producing nodes (ascending, unique)
   std::vector<bool> feedsOutput;              // node defines a graph output
+  bool definedOnce = true;                    // no value is defined by two outputs (else the first counts)
   static NodeDependencies of(const Graph &graph);
 };
 

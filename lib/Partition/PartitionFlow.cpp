@@ -237,17 +237,8 @@ std::vector<std::pair<std::string, std::vector<size_t>>> nodesByTag(const Partit
 /// every value is defined once, the nodes are in topological order, and the
 /// graph with each tag contracted to one vertex is acyclic.
 bool incrementalApplies(const Graph &g, const PartitionResult &result) {
-  ValueIndex defined;
-  defined.reserve(g.tensorValues.size() + 16);
-  bool unique = true;
-  for (const Node &node : g.nodes)
-    for (const auto &o : node.outputs)
-      forEachValueName(o, [&](const std::string &name) {
-        size_t before = defined.size();
-        if (defined.intern(name) < before) unique = false;
-      });
-  if (!unique) return false;
   NodeDependencies deps = NodeDependencies::of(g);
+  if (!deps.definedOnce) return false;
   size_t n = g.nodes.size();
   for (size_t i = 0; i < n; ++i)
     if (!deps.producers[i].empty() && deps.producers[i].back() >= i) return false;
@@ -441,9 +432,7 @@ private:
       edge::renameNamesIn(in.arg, [&](std::string &s) {
         if (!s.empty()) users_[s].any.push_back(id);
       });
-      std::vector<std::string> names;
-      in.arg.collectTensorNames(names);
-      for (auto &name : names) users_[name].tensor.push_back(id); // the key exists: `any` listed it
+      forEachTensorName(in.arg, [&](const std::string &name) { users_[name].tensor.push_back(id); });
     }
   }
 

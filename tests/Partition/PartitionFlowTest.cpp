@@ -195,3 +195,28 @@ TEST_CASE("flow 3: the incremental path writes what the stepwise one does", "[lo
   CHECK(randomLowered > 0);
   CHECK(randomLowered < randomRuns);
 }
+
+TEST_CASE("flow 3: a value defined twice sends the method down the stepwise path", "[lowering][partition-flow]") {
+  // The incremental path keys every value by its one definer; with a second
+  // definition of a name it must step aside (NodeDependencies::definedOnce),
+  // and both paths then write the same thing.
+  Program program = partitiontest::edgeProgramOf("model_addmul.pt2");
+  Graph &g = program.methods.begin()->second.program.graph;
+  REQUIRE(g.nodes.size() >= 2);
+  std::string first = g.nodes[0].outputs[0].name;
+  REQUIRE(!first.empty());
+  g.nodes.back().outputs[0] = Argument::tensor(first);
+  REQUIRE_FALSE(NodeDependencies::of(g).definedOnce);
+  PartitionResult tags;
+  tags.nodeTags.assign(g.nodes.size(), "");
+  tags.inputTags.assign(g.inputs.size(), "");
+  tags.nodeTags[0] = "t0";
+  tags.partitionTags.set("t0", jsonBackend());
+  Outcome reference = lower(program, tags, true);
+  Outcome incremental = lower(program, tags, false);
+  CHECK(incremental.report.incrementalMethods == 0);
+  CHECK(incremental.error == reference.error);
+  CHECK(writeProgramJsonString(incremental.program, ".") == writeProgramJsonString(reference.program, "."));
+  CHECK(NodeDependencies::of(partitiontest::edgeProgramOf("model_addmul.pt2").methods.begin()->second.program.graph)
+            .definedOnce);
+}

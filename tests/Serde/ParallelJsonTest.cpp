@@ -203,3 +203,20 @@ TEST_CASE("skipNodeMetadata leaves node metadata out and nothing else", "[serde]
     CHECK(e.render().find("/graph_module/graph/nodes/5/metadata: expected an object") != std::string::npos);
   }
 }
+
+TEST_CASE("a document large enough to be prefaulted reads and fails as a small one does", "[serde][parallel]") {
+  // Documents from 16 MB up are parsed while a second thread populates the
+  // parser's buffers (Serde/JsonDom.cpp): the program and the text written
+  // back must not change, nor must a syntax error's offset.
+  std::string text = chainProgram(30000);
+  REQUIRE(text.size() > (size_t(16) << 20));
+  ExportedProgram ep = readExportedProgramJson(text, "in.json");
+  REQUIRE(ep.graph.nodes.size() == 30000);
+  CHECK(ep.graph.nodes.back().outputs.at(0).name == "v29999");
+  CHECK(writeExportedProgramJson(ep) == text);
+
+  size_t at = text.rfind("\"v29998\"");
+  std::string broken = text;
+  broken[at] = '#';
+  CHECK_THAT(exportError(broken), Catch::Matchers::Contains("invalid JSON at byte " + std::to_string(at)));
+}

@@ -24,8 +24,18 @@ namespace exir {
 void enableLargePageHeap() {
 #ifndef EXIR_NO_MIMALLOC
   mi_option_set_enabled(mi_option_large_os_pages, true);
+  // By default each thread's first segment (32 MiB) is committed 4 KiB at a
+  // time, and those pages never become huge ones: at 100k nodes that was half
+  // of exir-plan's and exir-emit's page faults (19.6k -> 8.8k, 29k -> 14k).
+  mi_option_set(mi_option_eager_commit_delay, 0);
 #endif
 }
+
+namespace {
+// Before the tools' static initializers allocate (registries, CLI11 apps): the
+// options only apply to segments allocated after they are set.
+[[gnu::constructor(101)]] void enableLargePageHeapEarly() { enableLargePageHeap(); }
+} // namespace
 
 void throwBadAllocOnExhaustion() {
 #ifndef EXIR_NO_MIMALLOC

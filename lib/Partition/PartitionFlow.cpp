@@ -266,11 +266,14 @@ bool incrementalApplies(const Graph &g, const PartitionResult &result) {
 /// name about to be reused is erased first so the tables keep torch's order.
 class IncrementalFusion {
 public:
-  explicit IncrementalFusion(ExportedProgram &ep) : ep_(ep), g_(ep.graph) {
+  /// `calls`: how many partitions will be fused (room for their call nodes:
+  /// growing the pool would move every node).
+  IncrementalFusion(ExportedProgram &ep, size_t calls) : ep_(ep), g_(ep.graph) {
     nextHandle_ = maxDebugHandle(g_) + 1;
     pool_ = std::move(g_.nodes);
     g_.nodes.clear();
     size_t n = pool_.size();
+    pool_.reserve(n + calls);
     definedBy_.reserve(n);
     users_.reserve(n);
     nodeNames_.reserve(n);
@@ -508,7 +511,7 @@ void lowerIncrementally(Program &program, const std::string &methodName, Exporte
   for (size_t k = 0; k < result.inputTags.size(); ++k)
     if (!result.inputTags[k].empty()) ownedBy[result.inputTags[k]].push_back(k);
   auto partitions = nodesByTag(result);
-  IncrementalFusion fusion(ep);
+  IncrementalFusion fusion(ep, partitions.size());
   size_t nameCounter = 0;
   // An error leaves the method as the stepwise path would: the partitions
   // before the failing one fused, the rest untouched.

@@ -344,6 +344,36 @@ uint64_t storageElement(const ViewLayout &v, uint64_t n) {
   return element;
 }
 
+/// A sample's elements usually lie in consecutive rows of one storage (64
+/// elements of a transposed weight: 256 KB apart at most for a 1024-wide row):
+/// reading that span in one pread costs far less than a pread per element
+/// (43,200 four-byte system calls were a third of exir-emit's time on a 32-layer
+/// Llama). Appends elements [first, last) to `bytes`; false (nothing appended)
+/// when the span is too wide, leaves the storage or cannot be read.
+bool gatherFromSpan(int fd, const DataRef &ref, const ViewLayout &v, uint64_t first, uint64_t last,
+                    std::string &bytes) {
+  // Up to 16 KB per element: a system call costs about as much as copying that.
+  const uint64_t maxSpanBytes = (last - first) * (uint64_t(16) << 10);
+  uint64_t low = UINT64_MAX, high = 0;
+  for (uint64_t n = first; n < last; ++n) {
+    uint64_t at = storageElement(v, n) * v.elem;
+    if (at + v.elem > ref.length) return false;
+    low = std::min(low, at);
+    high = std::max(high, at + v.elem);
+  }
+  if (low >= high || high - low > maxSpanBytes) return false;
+  std::string span(size_t(high - low), '\0');
+  for (size_t done = 0; done < span.size();) {
+    ssize_t got = ::pread(fd, span.data() + done, span.size() - done, off_t(ref.offset + low + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += size_t(got);
+  }
+  for (uint64_t n = first; n < last; ++n)
+    bytes.append(span.data() + (storageElement(v, n) * v.elem - low), v.elem);
+  return true;
+}
+
 /// Bytes [offset, offset + length) of the gathered view, read element by
 /// element from the storage file (DistinctBlobs samples a few KB of a blob;
 /// gathering all of it for that would read the whole storage).
@@ -383,6 +413,10 @@ std::string gatherPart(const DataRef &ref, const ViewLayout &v, uint64_t offset,
       return bytes.substr(size_t(offset - first * v.elem), size_t(length));
     }
     bytes.clear(); // the pread loop below reports the element outside the file
+  }
+  if (few && gatherFromSpan(fd, ref, v, first, last, bytes)) {
+    ::close(fd);
+    return bytes.substr(size_t(offset - first * v.elem), size_t(length));
   }
   for (uint64_t n = first; n < last; ++n) {
     uint64_t at = ref.offset + storageElement(v, n) * v.elem;

@@ -3,6 +3,7 @@
 
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
+#include "Support/FileIO.h"
 #include "Support/Hash.h"
 
 #include <algorithm>
@@ -346,9 +347,8 @@ uint64_t storageElement(const ViewLayout &v, uint64_t n) {
 
 /// A sample's elements usually lie in consecutive rows of one storage (64
 /// elements of a transposed weight: 256 KB apart at most for a 1024-wide row):
-/// reading that span in one pread costs far less than a pread per element
-/// (43,200 four-byte system calls were a third of exir-emit's time on a 32-layer
-/// Llama). Appends elements [first, last) to `bytes`; false (nothing appended)
+/// reading that span in one pread costs less than a pread per element (43,200
+/// four-byte system calls on a 32-layer Llama; exir-emit 1.00 -> 0.91 s). Appends elements [first, last) to `bytes`; false (nothing appended)
 /// when the span is too wide, leaves the storage or cannot be read.
 bool gatherFromSpan(int fd, const DataRef &ref, const ViewLayout &v, uint64_t first, uint64_t last,
                     std::string &bytes) {
@@ -363,12 +363,7 @@ bool gatherFromSpan(int fd, const DataRef &ref, const ViewLayout &v, uint64_t fi
   }
   if (low >= high || high - low > maxSpanBytes) return false;
   std::string span(size_t(high - low), '\0');
-  for (size_t done = 0; done < span.size();) {
-    ssize_t got = ::pread(fd, span.data() + done, span.size() - done, off_t(ref.offset + low + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    done += size_t(got);
-  }
+  if (readAt(fd, span.data(), span.size(), ref.offset + low) != span.size()) return false;
   for (uint64_t n = first; n < last; ++n)
     bytes.append(span.data() + (storageElement(v, n) * v.elem - low), v.elem);
   return true;

@@ -92,18 +92,6 @@ struct FileHandle {
   int fd;
 };
 
-/// Reads exactly `length` bytes at `offset`; returns how many it got (fewer at the end of the file).
-size_t readAt(int fd, char *out, size_t length, uint64_t offset) {
-  size_t got = 0;
-  while (got < length) {
-    ssize_t n = ::pread(fd, out + got, length - got, off_t(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += size_t(n);
-  }
-  return got;
-}
-
 const char kZeros[1 << 16] = {};
 
 } // namespace

@@ -604,7 +604,7 @@ public:
       // Huge pages for the whole buffer (only what is touched is backed):
       // the allocator gives some of these buffers 4 KiB pages, and the part
       // past the estimate is then faulted 512 times as often.
-      uintptr_t from = (begin + kPage - 1) & ~(kPage - 1), to = (begin + capacity) & ~(kPage - 1);
+      uintptr_t from = (begin + page_ - 1) & ~(page_ - 1), to = (begin + capacity) & ~(page_ - 1);
       if (to > from) madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
       size_t size = std::min(capacity, static_cast<size_t>(perByte * double(length)));
       return Range{begin, begin + size};
@@ -628,7 +628,8 @@ public:
   }
 
 private:
-  static constexpr uintptr_t kPage = 4096;
+  // madvise needs page-aligned ranges.
+  const uintptr_t page_ = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   struct Range {
     uintptr_t begin = 0, end = 0;
   };
@@ -637,8 +638,8 @@ private:
     for (size_t round = 1; round <= kPrefaultRounds; ++round) {
       for (Range &r : ranges_) {
         uintptr_t to = r.begin + (r.end - r.begin) * round / kPrefaultRounds;
-        uintptr_t from = (r.begin + (r.end - r.begin) * (round - 1) / kPrefaultRounds) & ~(kPage - 1);
-        to = (to + kPage - 1) & ~(kPage - 1);
+        uintptr_t from = (r.begin + (r.end - r.begin) * (round - 1) / kPrefaultRounds) & ~(page_ - 1);
+        to = (to + page_ - 1) & ~(page_ - 1);
         if (done_.load(std::memory_order_relaxed)) return;
         // Errors (an old kernel: EINVAL) only mean no prefaulting.
         if (to > from && madvise(reinterpret_cast<void *>(from), to - from, MADV_POPULATE_WRITE) != 0) return;

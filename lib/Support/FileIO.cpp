@@ -293,6 +293,17 @@ OutputTransaction *activeTransaction = nullptr;
 
 } // namespace
 
+size_t readAt(int fd, char *out, size_t length, uint64_t offset) {
+  size_t got = 0;
+  while (got < length) {
+    ssize_t n = ::pread(fd, out + got, length - got, off_t(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  return got;
+}
+
 struct OutputStaging {
   static void stage(OutputTransaction &t, const TemporaryFile &tmp, const std::string &target) {
     t.staged_.push_back({tmp.path, target, tmp.fd, tmp.slot});

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -74,6 +75,11 @@ private:
 /// Flushes std::cout and throws exir::Error if anything written to it was lost
 /// (a full disk, /dev/full, a closed pipe without SIGPIPE).
 void flushStdout();
+
+/// Reads `length` bytes at `offset` of an open file into `out` (pread, retried
+/// when interrupted or short); returns how many it got: fewer at the end of the
+/// file or on an error.
+size_t readAt(int fd, char *out, size_t length, uint64_t offset);
 
 /// Reads `length` bytes at `offset` of a file; throws if the file is shorter.
 std::string readFileRange(const std::string &path, uint64_t offset, uint64_t length);

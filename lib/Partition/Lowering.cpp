@@ -247,7 +247,9 @@ Delegate makeDelegate(const Program &program, const std::string &backendId, cons
   d.backendId = backendId;
   d.compileSpecs = specs;
   d.processed.length = blob.size();
-  d.processed.sha256 = sha256Hex(blob);
+  // No digest yet: only a blob that goes to the sidecar needs one
+  // (storeDelegateBlobs); exir-partition made one per partition, 12.7k SHA-256
+  // contexts at 100k nodes, a tenth of the fusion's instructions.
   d.processed.inlineBytes = std::move(blob);
   d.original = std::make_shared<ExportedProgram>(std::move(original));
   return d;
@@ -518,9 +520,6 @@ void verifyDelegatedProgram(const Program &program) {
 }
 
 void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_t inlineLimit) {
-  // The digest keys the deduplication below: always computed, never taken from the input.
-  for (auto &[name, d] : program.delegates)
-    if (d.processed.inlineBytes) d.processed.sha256 = sha256Hex(*d.processed.inlineBytes);
   if (outputPath == "-") return;
   namespace fs = std::filesystem;
   std::string sidecar = fs::absolute(fs::path(outputPath + ".blobs")).lexically_normal().string();
@@ -533,12 +532,16 @@ void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_
       d.processed.offset = 0;
       d.processed.fileSize.reset();
       d.processed.crc32.reset();
+      d.processed.sha256.clear(); // the input's, unchecked: recomputed where needed
     }
   std::string content;
   std::map<std::string, uint64_t> offsetOf; // sha256 -> offset in the sidecar
   for (auto &[name, d] : program.delegates) {
     DataRef &ref = d.processed;
     if (!ref.inlineBytes || ref.inlineBytes->size() <= inlineLimit) continue;
+    // The digest keys the deduplication and goes into the reference: always
+    // computed here, never taken from the input.
+    ref.sha256 = sha256Hex(*ref.inlineBytes);
     auto [it, inserted] = offsetOf.emplace(ref.sha256, content.size());
     if (inserted) content += *ref.inlineBytes;
     ref.file = sidecar;

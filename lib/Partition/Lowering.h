@@ -77,7 +77,7 @@ void requireResolvedCalls(const Program &program);
 /// blobs up to `inlineLimit` bytes stay inline (base64 in the JSON); larger
 /// ones move to the sidecar `<outputPath>.blobs`, each distinct blob (by
 /// SHA-256) stored once. Writing to stdout ("-") keeps every blob inline.
-/// Every blob's DataRef gets its sha256.
+/// Each blob moved to the sidecar gets its sha256 (recomputed).
 void storeDelegateBlobs(Program &program, const std::string &outputPath, uint64_t inlineLimit);
 
 /// Splits torch's "<module>-<backend>" delegate reference (the backend part is

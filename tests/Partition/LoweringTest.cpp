@@ -11,6 +11,7 @@
 #include "Partition/Lowering.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
+#include "Support/Hash.h"
 #include "Support/FileIO.h"
 #include "../IR/GraphBuilder.h"
 
@@ -283,7 +284,7 @@ TEST_CASE("blob storage: inline when small, one sidecar copy per distinct blob",
   storeDelegateBlobs(inlined, out, 4096);
   for (const auto &[name, d] : inlined.delegates) {
     CHECK(d.processed.inlineBytes);
-    CHECK(d.processed.sha256.size() == 64);
+    CHECK(d.processed.sha256.empty()); // inline blobs need no digest
   }
   CHECK_FALSE(std::filesystem::exists(out + ".blobs"));
 
@@ -295,13 +296,27 @@ TEST_CASE("blob storage: inline when small, one sidecar copy per distinct blob",
     CHECK_FALSE(d.processed.inlineBytes);
     CHECK(std::filesystem::path(d.processed.file).filename() == "two.json.blobs");
     offsets.insert(d.processed.offset);
-    CHECK(readFileRange(d.processed.file, d.processed.offset, d.processed.length).rfind("2version:0#", 0) == 0);
+    std::string bytes = readFileRange(d.processed.file, d.processed.offset, d.processed.length);
+    CHECK(bytes.rfind("2version:0#", 0) == 0);
+    CHECK(d.processed.sha256 == sha256Hex(bytes));
   }
   CHECK(offsets == std::set<uint64_t>{0, 151});
-  // Writing over the same sidecar brings the old blobs back first.
+  // Writing over the same sidecar brings the old blobs back first; their
+  // digests are taken again, not carried over.
+  for (auto &[name, d] : p.delegates) d.processed.sha256 = std::string(64, '0');
   storeDelegateBlobs(p, out, 0);
   CHECK(fileSize(out + ".blobs") == 2 * 151);
   CHECK(readFileRange(out + ".blobs", 151, 11) == "2version:0#");
+  for (const auto &[name, d] : p.delegates)
+    CHECK(d.processed.sha256 == sha256Hex(readFileRange(d.processed.file, d.processed.offset, d.processed.length)));
+  // Brought back inline by a larger limit, they carry no digest from before.
+  Program reinlined = p;
+  for (auto &[name, d] : reinlined.delegates) d.processed.sha256 = std::string(64, '0');
+  storeDelegateBlobs(reinlined, out, 4096);
+  for (const auto &[name, d] : reinlined.delegates) {
+    CHECK(d.processed.inlineBytes);
+    CHECK(d.processed.sha256.empty());
+  }
   // Stdout output keeps blobs where they are.
   Program copy = p;
   storeDelegateBlobs(copy, "-", 0);

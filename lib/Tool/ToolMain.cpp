@@ -1,5 +1,6 @@
 //===- Tool/ToolMain.cpp - What every exir-* tool shares ------------------===//
 #include "Tool/ToolMain.h"
+#include "IR/Pass.h"
 #include "Ops/OpLibrary.h"
 #include "Serde/ExportJson.h"
 #include "Serde/ProgramReader.h"
@@ -9,6 +10,7 @@
 #include "Support/Signals.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <unistd.h>
@@ -191,6 +193,20 @@ void ProgressBar::update(size_t done) {
   int width = 30, filled = percent * width / 100;
   std::cerr << "\r" << label_ << " [" << std::string(filled, '#') << std::string(width - filled, ' ') << "] "
             << percent << "%" << std::flush;
+}
+
+void verifyWhileWriting(PassTimer &timer, const std::string &output, const std::function<void()> &verify,
+                        const std::function<void()> &write) {
+  std::error_code statError;
+  auto status = std::filesystem::status(output, statError);
+  bool staged = output == "-" || status.type() == std::filesystem::file_type::not_found ||
+                status.type() == std::filesystem::file_type::regular;
+  if (staged) {
+    timer.timeBeside("(verifier)", verify, "(write output)", write);
+  } else {
+    timer.time("(verifier)", verify);
+    timer.time("(write output)", write);
+  }
 }
 
 } // namespace exir

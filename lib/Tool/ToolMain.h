@@ -68,6 +68,17 @@ template <class T> void releaseAtExit(T &&object) {
   detail::buryAtExit(new std::decay_t<T>(std::forward<T>(object)));
 }
 
+class PassTimer;
+
+/// Runs `verify` beside `write` (rows "(verifier)" and "(write output)" of
+/// `timer`) when `output` is staged (stdout, a new or regular file): both only
+/// read the program, and a staged output appears only when runTool commits,
+/// so a program the verifier refuses still leaves no output and its error is
+/// the one reported, as when it ran first. An output that is written in place
+/// (a FIFO, a device) is verified first.
+void verifyWhileWriting(PassTimer &timer, const std::string &output, const std::function<void()> &verify,
+                        const std::function<void()> &write);
+
 /// A textual progress bar on stderr, shown only when stderr is a terminal and
 /// the work is long (total >= threshold).
 class ProgressBar {

@@ -11,17 +11,14 @@
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
-#include "Support/Parallel.h"
 #include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <iostream>
 #include <set>
-#include <system_error>
 
 using namespace exir;
 
@@ -82,27 +79,6 @@ static void keepMethods(Program &program, const std::vector<std::string> &names,
   for (const auto &[fqn, c] : program.constants)
     if (used.count(fqn)) constants.set(fqn, c);
   program.constants = std::move(constants);
-}
-
-/// Verifies the result (edge::verifyEdgeProgram) beside writing it
-/// (runBeside): both only read the program, and the output is only staged
-/// until runTool commits it, so a program the verifier refuses still leaves
-/// no output and its error is the one reported, as when it ran first. An
-/// output that is written in place (a FIFO, a device) is verified first.
-static void verifyWhileWriting(const Program &program, const edge::DtypeRules &rules, const std::string &source,
-                               const std::string &output, PassTimer &timer) {
-  auto verify = [&] { attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, rules); }); };
-  auto write = [&] { writeProgram(program, output); };
-  std::error_code statError;
-  auto status = std::filesystem::status(output, statError);
-  bool staged = output == "-" || status.type() == std::filesystem::file_type::not_found ||
-                status.type() == std::filesystem::file_type::regular;
-  if (staged) {
-    timer.timeBeside("(verifier)", verify, "(write output)", write);
-  } else {
-    timer.time("(verifier)", verify);
-    timer.time("(write output)", write);
-  }
 }
 
 int main(int argc, char **argv) {
@@ -268,7 +244,10 @@ int main(int argc, char **argv) {
       else edge::toEdge(program, options);
       rules.emplace(edge::DtypeRules::forProgram(program));
     });
-    verifyWhileWriting(program, *rules, source, output, passFlags.timer());
+    verifyWhileWriting(
+        passFlags.timer(), output,
+        [&] { attributeErrorsTo(source, [&] { edge::verifyEdgeProgram(program, *rules); }); },
+        [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-edge");
     releaseAtExit(std::move(program));
   });

@@ -138,17 +138,20 @@ int main(int argc, char **argv) {
         pm.add(std::make_unique<FunctionPass>(
             "partition", [&](Program &p) { partitionProgram(p, *partitioner, options, report); }));
       pm.run(program);
-      passFlags.timer().time("(verifier)", [&] { verifyDelegatedProgram(program); });
     });
     for (const auto &w : report.warnings) std::cerr << "exir-partition: warning: " << w << "\n";
     if (verbose)
       for (const auto &line : report.delegatesCreated) std::cerr << "exir-partition: " << line << "\n";
     if (partitioner && report.delegatesCreated.empty())
       std::cerr << "exir-partition: warning: " << partitioner->name() << " found nothing to delegate\n";
-    passFlags.timer().time("(write output)", [&] {
-      storeDelegateBlobs(program, output, inlineLimit);
-      writeProgram(program, output);
-    });
+    // storeDelegateBlobs only changes the blobs' references (Delegate::processed),
+    // which the verifier never reads.
+    verifyWhileWriting(
+        passFlags.timer(), output, [&] { attributeErrorsTo(input, [&] { verifyDelegatedProgram(program); }); },
+        [&] {
+          storeDelegateBlobs(program, output, inlineLimit);
+          writeProgram(program, output);
+        });
     passFlags.report(std::cerr, "exir-partition");
     releaseAtExit(std::move(program));
   });

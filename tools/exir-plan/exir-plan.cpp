@@ -132,12 +132,10 @@ int main(int argc, char **argv) {
       add("plan-memory", [&](Program &p) { details = plan::planProgram(p, options); });
       pm.run(program);
     });
-    // The planned program is checked while it is written (both only read it):
-    // outputs are committed only when the tool succeeds, so a program that
-    // fails the check still leaves none, and the check's error is the one reported.
-    timer.timeBeside(
-        "(verifier)", [&] { attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); }); },
-        "(write output)", [&] { writeProgram(program, output); });
+    // The planned program is checked while it is written (both only read it).
+    verifyWhileWriting(
+        timer, output, [&] { attributeErrorsTo(input, [&] { verifyProgram(program, Stage::Planned); }); },
+        [&] { writeProgram(program, output); });
     passFlags.report(std::cerr, "exir-plan");
     if (report) std::cerr << plan::planReport(program, details);
     if (!svgPath.empty() || !tracePath.empty()) {

@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
     addOpLibraries(program, opLibraries);
     LoweringReport report;
     attributeErrorsTo(input, [&] {
-      verifyInput(program);
+      passFlags.timer().time("(verify input)", [&] { verifyInput(program); });
       // verifyDelegatedProgram checks the result once, at the end.
       PassManager pm(passFlags.managerOptions(), nullptr);
       if (!modules.empty())

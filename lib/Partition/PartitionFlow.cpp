@@ -237,7 +237,10 @@ std::vector<std::pair<std::string, std::vector<size_t>>> nodesByTag(const Partit
 /// every value is defined once, the nodes are in topological order, and the
 /// graph with each tag contracted to one vertex is acyclic.
 bool incrementalApplies(const Graph &g, const PartitionResult &result) {
-  NodeDependencies deps = NodeDependencies::of(g);
+  NodeDependencies built;
+  const NodeDependencies &deps = result.dependencies && result.dependencies->users.size() == g.nodes.size()
+                                     ? *result.dependencies
+                                     : (built = NodeDependencies::of(g));
   if (!deps.definedOnce) return false;
   size_t n = g.nodes.size();
   for (size_t i = 0; i < n; ++i)
@@ -431,11 +434,41 @@ private:
       o.collectValueNames(names);
       for (auto &name : names) definedBy_.emplace(std::move(name), id);
     }
-    for (auto &in : node.inputs) {
-      edge::renameNamesIn(in.arg, [&](std::string &s) {
-        if (!s.empty()) users_[s].any.push_back(id);
-      });
-      forEachTensorName(in.arg, [&](const std::string &name) { users_[name].tensor.push_back(id); });
+    for (const auto &in : node.inputs) registerUses(in.arg, id);
+  }
+
+  /// The users_ entries of one argument: every name it refers to (as
+  /// renameNamesIn visits them, empty slots aside) gets `id` in `any`, and
+  /// every tensor name (as forEachTensorName lists them) in `tensor`; one
+  /// lookup per name.
+  void registerUses(const Argument &arg, size_t id) {
+    auto use = [&](const std::string &name, bool tensor, bool any) {
+      if (!tensor && !any) return;
+      Users &u = users_[name];
+      if (any) u.any.push_back(id);
+      if (tensor) u.tensor.push_back(id);
+    };
+    switch (arg.kind) {
+    case ArgKind::Tensor: use(arg.name, true, !arg.name.empty()); break;
+    case ArgKind::OptionalTensor: use(arg.name, !arg.name.empty(), !arg.name.empty()); break;
+    case ArgKind::CustomObj: use(arg.name, false, !arg.name.empty()); break;
+    case ArgKind::Tensors:
+    case ArgKind::OptionalTensors:
+      for (const auto &n : arg.names) use(n, !n.empty(), !n.empty());
+      break;
+    case ArgKind::NestedTensors:
+      for (const auto &l : arg.nestedTensors())
+        for (const auto &n : l) use(n, true, !n.empty());
+      break;
+    case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
+    case ArgKind::SymFloat: case ArgKind::SymFloats:
+      for (const auto &sym : arg.syms)
+        if (sym.isName) use(sym.name, false, !sym.name.empty());
+      break;
+    case ArgKind::StringToArgument:
+      for (const auto &[k, v] : arg.mapping()) registerUses(v, id);
+      break;
+    default: break;
     }
   }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Partition/Partitioner.h"
+#include "Edge/EdgeUtil.h"
 #include "Partition/Fusion.h"
 #include "Support/Error.h"
 
@@ -64,8 +65,9 @@ public:
   PartitionResult partition(const ExportedProgram &method) const override {
     const Graph &g = method.graph;
     std::vector<bool> supported(g.nodes.size(), false);
+    edge::TargetCache targets; // a few dozen distinct targets among 100k nodes
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      OpTarget t = parseTarget(g.nodes[i].target);
+      const OpTarget &t = targets(g.nodes[i]);
       supported[i] = t.dialect == TargetDialect::Edge && t.ns == "aten" &&
                      ((t.name == "add" && t.overload == "Tensor") || (t.name == "mm" && t.overload == "default"));
     }
@@ -73,7 +75,9 @@ public:
     result.nodeTags.assign(g.nodes.size(), "");
     result.inputTags.assign(g.inputs.size(), "");
     DelegationSpec spec{"BackendWithCompilerDemo", {CompileSpec{"max_value", std::string(1, '\x04')}}, {}};
-    for (const auto &p : proposePartitions(g, supported, {FusionMode::Upstream, 0, 1})) {
+    auto deps = std::make_shared<const NodeDependencies>(NodeDependencies::of(g));
+    result.dependencies = deps;
+    for (const auto &p : proposePartitions(*deps, supported, {FusionMode::Upstream, 0, 1})) {
       std::string tag = "tag" + std::to_string(p.id);
       for (size_t n : p.nodes) result.nodeTags[n] = tag;
       result.partitionTags.set(tag, spec);

@@ -38,7 +38,9 @@ public:
     PartitionResult result;
     result.nodeTags.assign(g.nodes.size(), "");
     result.inputTags.assign(g.inputs.size(), "");
-    for (const auto &p : proposePartitions(g, supported, spec_.fusion)) {
+    auto deps = std::make_shared<const NodeDependencies>(NodeDependencies::of(g));
+    result.dependencies = deps;
+    for (const auto &p : proposePartitions(*deps, supported, spec_.fusion)) {
       std::string tag = "tag" + std::to_string(p.id);
       for (size_t n : p.nodes) result.nodeTags[n] = tag;
       result.partitionTags.set(tag, spec_.delegation);

@@ -5,6 +5,7 @@
 // the spec file's name and the right line.
 //
 //===----------------------------------------------------------------------===//
+#include "Partition/Fusion.h"
 #include "Partition/PartitionerRegistry.h"
 #include "Partition/SpecPartitioner.h"
 #include "Support/Error.h"
@@ -57,6 +58,18 @@ TEST_CASE("a node is supported when its op and dtypes match the spec", "[spec]")
   CHECK(spec.backendId == "BackendWithCompilerDemo");
   CHECK(spec.preprocessorId() == "BackendWithCompilerDemo");
   CHECK(spec.compileSpecs == std::vector<CompileSpec>{{"max_value", "\x04"}});
+  // The dependencies it built come with the result, for the lowering to reuse.
+  NodeDependencies deps = NodeDependencies::of(b.ep.graph);
+  REQUIRE(r.dependencies);
+  CHECK(r.dependencies->users == deps.users);
+  CHECK(r.dependencies->producers == deps.producers);
+  CHECK(r.dependencies->feedsOutput == deps.feedsOutput);
+  // So does upstream's demo partitioner (fadd and iadd, fused into one as torch fuses them).
+  PartitionResult demo = makeAddMulPartitionerDemo()->partition(b.ep);
+  CHECK(tagsOf(demo) == std::vector<std::string>{"tag1", "tag1", ""});
+  REQUIRE(demo.dependencies);
+  CHECK(demo.dependencies->users == deps.users);
+  CHECK(demo.dependencies->producers == deps.producers);
 }
 
 TEST_CASE("spec options: preprocess, sizes, fusion, owned constants", "[spec]") {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/Passes.h"
 #include "Partition/Lowering.h"
+#include "Partition/LoweringDetail.h"
 #include "Serde/ProgramReader.h"
 #include "Support/Error.h"
 #include "Support/Hash.h"
@@ -321,4 +322,26 @@ TEST_CASE("blob storage: inline when small, one sidecar copy per distinct blob",
   Program copy = p;
   storeDelegateBlobs(copy, "-", 0);
   CHECK(copy == p);
+}
+
+TEST_CASE("the next debug handle follows the largest numeric one", "[lowering]") {
+  Graph g;
+  auto handle = [&](const std::string &h) {
+    Node n;
+    n.target = "aten.relu.default";
+    n.metadata.set("debug_handle", h);
+    g.nodes.push_back(n);
+  };
+  CHECK(detail::maxDebugHandle(g) == 0);
+  handle("3");
+  handle("41");
+  CHECK(detail::maxDebugHandle(g) == 41);
+  // Forms stoll takes count too (leading blanks, a sign); others do not.
+  handle(" 57");
+  handle("+60");
+  handle("x9");
+  handle("");
+  CHECK(detail::maxDebugHandle(g) == 60);
+  handle("1200");
+  CHECK(detail::maxDebugHandle(g) == 1200);
 }

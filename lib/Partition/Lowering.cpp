@@ -9,6 +9,7 @@
 #include "Partition/Lowering.h"
 #include "Partition/LoweringDetail.h"
 #include "Edge/EdgeUtil.h"
+#include "IR/ValueNames.h"
 #include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "IR/Verifier.h"
@@ -144,11 +145,8 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
   Graph &sg = sub.program.graph;
 
   std::unordered_set<std::string> definedInside;
-  for (const Node *node : nodes) {
-    std::vector<std::string> names;
-    for (const auto &o : node->outputs) o.collectTensorNames(names);
-    definedInside.insert(names.begin(), names.end());
-  }
+  for (const Node *node : nodes)
+    for (const auto &o : node->outputs) forEachTensorName(o, [&](const std::string &n) { definedInside.insert(n); });
   std::unordered_set<std::string> owned;
   for (size_t k : ownedInputs) {
     const std::string &name = g.inputs[k].name;
@@ -162,18 +160,16 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
   for (const Node *np : nodes) {
     const Node &node = *np;
     for (const auto &in : node.inputs) {
-      std::vector<std::string> uses;
-      in.arg.collectTensorNames(uses);
-      for (const auto &u : uses) {
-        if (definedInside.count(u) || owned.count(u) || !seen.insert(u).second) continue;
+      forEachTensorName(in.arg, [&](const std::string &u) {
+        if (definedInside.count(u) || owned.count(u) || !seen.insert(u).second) return;
         sub.userInputs.push_back(u);
         sg.inputs.push_back(Argument::tensor(u));
         InputSpec spec;
         spec.kind = InputKind::UserInput;
         spec.arg = Argument::tensor(u);
-        sub.program.signature.inputSpecs.push_back(spec);
+        sub.program.signature.inputSpecs.push_back(std::move(spec));
         copyValueMeta(g, sg, u);
-      }
+      });
       for (const auto &s : in.arg.syms)
         if (s.isName && !definedInside.count(s.name))
           throw Error("a partition node uses the symbolic value '" + s.name +
@@ -182,27 +178,23 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
     }
     sg.nodes.push_back(node);
     for (const auto &o : node.outputs) {
-      std::vector<std::string> names;
-      o.collectTensorNames(names);
+      forEachTensorName(o, [&](const std::string &n) { copyValueMeta(g, sg, n); });
       for (const auto &s : o.syms)
-        if (s.isName) names.push_back(s.name);
-      for (const auto &n : names) copyValueMeta(g, sg, n);
+        if (s.isName) copyValueMeta(g, sg, s.name);
     }
   }
   // Values used after the partition, in node order.
   for (const Node *node : nodes)
     for (const auto &o : node->outputs) {
-      std::vector<std::string> names;
-      o.collectTensorNames(names);
-      for (const auto &n : names)
-        if (usedOutside(n)) {
-          sub.outputs.push_back(n);
-          sg.outputs.push_back(Argument::tensor(n));
-          OutputSpec spec;
-          spec.kind = OutputKind::UserOutput;
-          spec.arg = Argument::tensor(n);
-          sub.program.signature.outputSpecs.push_back(spec);
-        }
+      forEachTensorName(o, [&](const std::string &n) {
+        if (!usedOutside(n)) return;
+        sub.outputs.push_back(n);
+        sg.outputs.push_back(Argument::tensor(n));
+        OutputSpec spec;
+        spec.kind = OutputKind::UserOutput;
+        spec.arg = Argument::tensor(n);
+        sub.program.signature.outputSpecs.push_back(std::move(spec));
+      });
     }
   setRootCallSignature(sub.program, sub.userInputs, sub.outputs.size());
   return sub;

@@ -353,16 +353,13 @@ public:
         noteFreed(*m.name);
       }
       for (const auto &o : m.outputs) {
-        std::vector<std::string> names;
-        o.collectTensorNames(names);
-        for (auto &name : names) {
+        forEachTensorName(o, [&](const std::string &name) {
           noteFreed(name);
-          pendingErase_.insert(std::move(name));
-        }
-        names.clear();
-        o.collectValueNames(names);
-        for (const auto &name : names)
+          pendingErase_.insert(name);
+        });
+        forEachValueName(o, [&](const std::string &name) {
           if (auto it = definedBy_.find(name); it != definedBy_.end() && it->second == id) definedBy_.erase(it);
+        });
       }
     }
     size_t callId = pool_.size();
@@ -429,11 +426,7 @@ private:
   void registerNode(size_t id) {
     Node &node = pool_[id];
     if (node.name) ++nodeNames_[*node.name];
-    for (const auto &o : node.outputs) {
-      std::vector<std::string> names;
-      o.collectValueNames(names);
-      for (auto &name : names) definedBy_.emplace(std::move(name), id);
-    }
+    for (const auto &o : node.outputs) forEachValueName(o, [&](const std::string &name) { definedBy_.emplace(name, id); });
     for (const auto &in : node.inputs) registerUses(in.arg, id);
   }
 
@@ -484,12 +477,11 @@ private:
       if (id == SIZE_MAX || !alive_[id]) continue;
       bool depends = false;
       for (const auto &in : pool_[id].inputs) {
-        std::vector<std::string> uses;
-        in.arg.collectValueNames(uses);
-        for (const auto &u : uses)
+        forEachValueName(in.arg, [&](const std::string &u) {
           if (auto it = definedBy_.find(u); it != definedBy_.end() && it->second != id &&
                                             (it->second == callId || dependsOnCall_[it->second]))
             depends = true;
+        });
         if (depends) break;
       }
       dependsOnCall_[id] = depends;

@@ -279,8 +279,8 @@ public:
     size_t n = pool_.size();
     pool_.reserve(n + calls);
     definedBy_.reserve(n);
-    // Users are tracked for those tensors alone: at 100k nodes with a fifth of
-    // them tagged, a map of every value's users was a fifth of the fusion's work.
+    // Users are tracked for those tensors alone (llama-10k, a fifth of its
+    // nodes tagged: the map of every value's users was 7% of the fusion's work).
     for (size_t id : tagged)
       for (const auto &o : pool_[id].outputs)
         forEachTensorName(o, [&](const std::string &name) { users_.try_emplace(name); });
@@ -431,7 +431,8 @@ private:
   void registerNode(size_t id) {
     Node &node = pool_[id];
     if (node.name && isCallName(*node.name)) ++nodeNames_[*node.name];
-    for (const auto &o : node.outputs) forEachValueName(o, [&](const std::string &name) { definedBy_.emplace(name, id); });
+    for (const auto &o : node.outputs)
+      forEachValueName(o, [&](const std::string &name) { definedBy_.emplace(name, id); });
     for (const auto &in : node.inputs) registerUses(in.arg, id);
   }
 

@@ -125,6 +125,19 @@ ExportedProgram emptyLike(const ExportedProgram &parent) {
   return ep;
 }
 
+/// Appends tensor `name` to one side of a subgraph's boundary: the subgraph's
+/// list of names, its graph's inputs or outputs, and its signature's specs.
+template <class Spec, class Kind>
+void appendBoundaryTensor(std::vector<std::string> &names, std::vector<Argument> &args, std::vector<Spec> &specs,
+                          Kind kind, const std::string &name) {
+  names.push_back(name);
+  args.push_back(Argument::tensor(name));
+  Spec spec;
+  spec.kind = kind;
+  spec.arg = Argument::tensor(name);
+  specs.push_back(std::move(spec));
+}
+
 void setRootCallSignature(ExportedProgram &ep, std::vector<std::string> userInputNames, size_t outputs) {
   ModuleCallSignature sig;
   sig.inSpec = inputTreespec(userInputNames.size());
@@ -162,12 +175,7 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
     for (const auto &in : node.inputs) {
       forEachTensorName(in.arg, [&](const std::string &u) {
         if (definedInside.count(u) || owned.count(u) || !seen.insert(u).second) return;
-        sub.userInputs.push_back(u);
-        sg.inputs.push_back(Argument::tensor(u));
-        InputSpec spec;
-        spec.kind = InputKind::UserInput;
-        spec.arg = Argument::tensor(u);
-        sub.program.signature.inputSpecs.push_back(std::move(spec));
+        appendBoundaryTensor(sub.userInputs, sg.inputs, sub.program.signature.inputSpecs, InputKind::UserInput, u);
         copyValueMeta(g, sg, u);
       });
       for (const auto &s : in.arg.syms)
@@ -187,13 +195,8 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
   for (const Node *node : nodes)
     for (const auto &o : node->outputs) {
       forEachTensorName(o, [&](const std::string &n) {
-        if (!usedOutside(n)) return;
-        sub.outputs.push_back(n);
-        sg.outputs.push_back(Argument::tensor(n));
-        OutputSpec spec;
-        spec.kind = OutputKind::UserOutput;
-        spec.arg = Argument::tensor(n);
-        sub.program.signature.outputSpecs.push_back(std::move(spec));
+        if (usedOutside(n))
+          appendBoundaryTensor(sub.outputs, sg.outputs, sub.program.signature.outputSpecs, OutputKind::UserOutput, n);
       });
     }
   setRootCallSignature(sub.program, sub.userInputs, sub.outputs.size());

@@ -348,8 +348,9 @@ uint64_t storageElement(const ViewLayout &v, uint64_t n) {
 /// A sample's elements usually lie in consecutive rows of one storage (64
 /// elements of a transposed weight: 256 KB apart at most for a 1024-wide row):
 /// reading that span in one pread costs less than a pread per element (43,200
-/// four-byte system calls on a 32-layer Llama; exir-emit 1.00 -> 0.91 s). Appends elements [first, last) to `bytes`; false (nothing appended)
-/// when the span is too wide, leaves the storage or cannot be read.
+/// four-byte system calls on a 32-layer Llama; exir-emit 1.00 -> 0.91 s).
+/// Appends elements [first, last) to `bytes`; false (nothing appended) when the
+/// span is too wide, leaves the storage or cannot be read.
 bool gatherFromSpan(int fd, const DataRef &ref, const ViewLayout &v, uint64_t first, uint64_t last,
                     std::string &bytes) {
   // Up to 16 KB per element: a system call costs about as much as copying that.
@@ -489,11 +490,10 @@ bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const Vi
   uint32_t crc = 0;
   bool ok = true;
   for (uint64_t at = 0; ok && at < length;) {
-    ssize_t n = ::pread(fd, buffer + at, size_t(std::min(kPiece, length - at)), off_t(offset + at));
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) crc = crc32Update(crc, std::string_view(buffer + at, size_t(n)));
-    at += ok ? uint64_t(n) : 0;
+    size_t piece = size_t(std::min(kPiece, length - at));
+    ok = readAt(fd, buffer + at, piece, offset + at) == piece;
+    if (ok) crc = crc32Update(crc, std::string_view(buffer + at, piece));
+    at += piece;
   }
   ::close(fd);
   if (!ok || (ref.crc32 && crc != *ref.crc32)) return false;

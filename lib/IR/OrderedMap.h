@@ -27,30 +27,39 @@ public:
 
   /// Inserts or overwrites; an overwritten key keeps its position.
   V &set(const std::string &key, V value) {
+    if (slots_.empty()) { // small: no hash needed unless this insert builds the index
+      if (size_t pos = linearPosition(key); pos != npos) {
+        items_[pos].second = std::move(value);
+        return items_[pos].second;
+      }
+      items_.emplace_back(key, std::move(value));
+      if (items_.size() > kLinearLimit) rebuildIndex(items_.size());
+      return items_.back().second;
+    }
     size_t hash = hashOf(key);
     if (size_t pos = position(key, hash); pos != npos) {
       items_[pos].second = std::move(value);
       return items_[pos].second;
     }
     items_.emplace_back(key, std::move(value));
-    if (!slots_.empty() || items_.size() > kLinearLimit) indexLast(hash);
+    indexLast(hash);
     return items_.back().second;
   }
   V &operator[](const std::string &key) {
-    if (size_t pos = position(key, hashOf(key)); pos != npos) return items_[pos].second;
+    if (size_t pos = position(key); pos != npos) return items_[pos].second;
     return set(key, V{});
   }
   const V *find(const std::string &key) const {
-    size_t pos = position(key, hashOf(key));
+    size_t pos = position(key);
     return pos == npos ? nullptr : &items_[pos].second;
   }
   V *find(const std::string &key) {
-    size_t pos = position(key, hashOf(key));
+    size_t pos = position(key);
     return pos == npos ? nullptr : &items_[pos].second;
   }
-  bool contains(const std::string &key) const { return position(key, hashOf(key)) != npos; }
+  bool contains(const std::string &key) const { return position(key) != npos; }
   bool erase(const std::string &key) {
-    size_t pos = position(key, hashOf(key));
+    size_t pos = position(key);
     if (pos == npos) return false;
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(pos));
     if (!slots_.empty()) rebuildIndex(items_.size()); // positions after `pos` moved
@@ -98,12 +107,18 @@ private:
   // most key compares, which would each touch another item's cache line.
   static uint64_t tagOf(size_t hash) { return static_cast<uint64_t>(hash >> 32 ^ hash) << 32; }
 
+  // Small and empty maps (most of a partition's subgraph tables, every
+  // node's metadata) are searched without hashing the key.
+  size_t position(const std::string &key) const {
+    return slots_.empty() ? linearPosition(key) : position(key, hashOf(key));
+  }
+  size_t linearPosition(const std::string &key) const {
+    for (size_t i = 0; i < items_.size(); ++i)
+      if (items_[i].first == key) return i;
+    return npos;
+  }
   size_t position(const std::string &key, size_t hash) const {
-    if (slots_.empty()) {
-      for (size_t i = 0; i < items_.size(); ++i)
-        if (items_[i].first == key) return i;
-      return npos;
-    }
+    if (slots_.empty()) return linearPosition(key);
     size_t mask = slots_.size() - 1;
     uint64_t tag = tagOf(hash);
     for (size_t i = hash & mask;; i = (i + 1) & mask) {

@@ -138,6 +138,31 @@ void appendBoundaryTensor(std::vector<std::string> &names, std::vector<Argument>
   specs.push_back(std::move(spec));
 }
 
+/// The names of one partition's boundary bookkeeping: a handful in the usual
+/// partition (one mm and its add), where hashing and a node allocation per
+/// name cost more than comparing them all; indexed once it grows. The names
+/// are views of the parent graph's strings, which outlive the extraction.
+class PartitionNameSet {
+public:
+  bool contains(std::string_view name) const {
+    if (!index_.empty()) return index_.count(name) != 0;
+    return std::find(names_.begin(), names_.end(), name) != names_.end();
+  }
+  /// False when `name` was in already.
+  bool insert(std::string_view name) {
+    if (!index_.empty()) return index_.insert(name).second;
+    if (std::find(names_.begin(), names_.end(), name) != names_.end()) return false;
+    names_.push_back(name);
+    if (names_.size() > kLinearLimit) index_.insert(names_.begin(), names_.end());
+    return true;
+  }
+
+private:
+  static constexpr size_t kLinearLimit = 16;
+  std::vector<std::string_view> names_;
+  std::unordered_set<std::string_view> index_;
+};
+
 void setRootCallSignature(ExportedProgram &ep, std::vector<std::string> userInputNames, size_t outputs) {
   ModuleCallSignature sig;
   sig.inSpec = inputTreespec(userInputNames.size());
@@ -157,10 +182,10 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
   sub.program = emptyLike(parent);
   Graph &sg = sub.program.graph;
 
-  std::unordered_set<std::string> definedInside;
+  PartitionNameSet definedInside;
   for (const Node *node : nodes)
     for (const auto &o : node->outputs) forEachTensorName(o, [&](const std::string &n) { definedInside.insert(n); });
-  std::unordered_set<std::string> owned;
+  PartitionNameSet owned;
   for (size_t k : ownedInputs) {
     const std::string &name = g.inputs[k].name;
     owned.insert(name);
@@ -169,17 +194,17 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
     copyValueMeta(g, sg, name);
   }
   // Outside values in order of first use.
-  std::unordered_set<std::string> seen;
+  PartitionNameSet seen;
   for (const Node *np : nodes) {
     const Node &node = *np;
     for (const auto &in : node.inputs) {
       forEachTensorName(in.arg, [&](const std::string &u) {
-        if (definedInside.count(u) || owned.count(u) || !seen.insert(u).second) return;
+        if (definedInside.contains(u) || owned.contains(u) || !seen.insert(u)) return;
         appendBoundaryTensor(sub.userInputs, sg.inputs, sub.program.signature.inputSpecs, InputKind::UserInput, u);
         copyValueMeta(g, sg, u);
       });
       for (const auto &s : in.arg.syms)
-        if (s.isName && !definedInside.count(s.name))
+        if (s.isName && !definedInside.contains(s.name))
           throw Error("a partition node uses the symbolic value '" + s.name +
                           "' computed outside the partition; delegates take tensor inputs only",
                       {}, "node " + node.displayName());

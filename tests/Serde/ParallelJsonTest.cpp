@@ -59,10 +59,14 @@ std::string chainProgram(int n = kNodes) {
          R"("verifiers": ["ATEN"], "torch_version": "2.9.0"})";
 }
 
-// A stage artifact around the chain, with many constants and allocations.
+// A stage artifact around the chain, with many constants, delegates and allocations.
 std::string chainArtifact() {
-  std::string constants, allocations;
+  std::string constants, delegates, allocations;
   for (int i = 0; i < kNodes; ++i) {
+    delegates += std::string(i ? ", " : "") + "\"lowered_module_" + std::to_string(i) +
+                 R"(": {"backend_id": "BackendWithCompilerDemo", "compile_specs": [{"key": "max_value", "value": "BA=="}], )"
+                 R"("processed": {"inline": "AACAPw==", "length": 4}, "original_module": )" +
+                 chainProgram(1 + i % 3) + "}";
     constants += std::string(i ? ", " : "") + "\"c" + std::to_string(i) +
                  R"(": {"dtype": 7, "sizes": [1], "strides": [1], "storage_offset": 0, )"
                  R"("data": {"inline": "AACAPw==", "length": 4}})";
@@ -71,7 +75,7 @@ std::string chainArtifact() {
   }
   return R"({"format": "exir-program", "format_version": 1, "stage": "aten", "methods": {"forward": )" +
          chainProgram() + R"(}, "constants": {)" + constants +
-         R"(}, "delegates": {}, "memory_plans": {"forward": {"algorithm": "greedy", "alignment": 16, )"
+         R"(}, "delegates": {)" + delegates + R"(}, "memory_plans": {"forward": {"algorithm": "greedy", "alignment": 16, )"
          R"("buffer_sizes": [0, 64], "lower_bounds": [0, 64], "allocations": {)" +
          allocations + "}}}}\n";
 }
@@ -175,6 +179,17 @@ TEST_CASE("two-thread reading reports the error first in document order", "[serd
     std::string serial = artifactError(bad);
     CHECK(serial.find("/constants/c" + std::to_string(first >= 0 ? first : second) + "/dtype:") !=
           std::string::npos);
+    ParallelFrom parallel(2);
+    CHECK(artifactError(bad) == serial);
+  }
+  const std::string backend = R"("backend_id": "BackendWithCompilerDemo")";
+  const std::string badBackend = R"("backend_id": 7)";
+  for (auto [first, second] : {std::pair{3, 33}, std::pair{-1, 33}}) {
+    std::string bad = replaceNth(artifact, backend, badBackend, second);
+    if (first >= 0) bad = replaceNth(bad, backend, badBackend, first);
+    std::string serial = artifactError(bad);
+    CHECK(serial.find("/delegates/lowered_module_" + std::to_string(first >= 0 ? first : second) +
+                      "/backend_id:") != std::string::npos);
     ParallelFrom parallel(2);
     CHECK(artifactError(bad) == serial);
   }

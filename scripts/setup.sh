@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev catch2 libsimdjson-dev libzip-dev libssl-dev zlib1g-dev libdeflate-dev libisal-dev libmimalloc-dev
   llvm-14-tools
   clang-14 libclang-rt-14-dev # fuzz/run.sh: clang with libFuzzer, ASan and UBSan
+  valgrind # bench/run --instructions (callgrind), tested by bench.instructions
 )
 
 missing=()

@@ -345,3 +345,38 @@ TEST_CASE("the next debug handle follows the largest numeric one", "[lowering]")
   handle("1200");
   CHECK(detail::maxDebugHandle(g) == 1200);
 }
+
+TEST_CASE("a large partition's boundary: outside values once each, in order of first use", "[lowering]") {
+  // a0 = x0 + x1, a_k = a_{k-1} + x_{k+1}, then d = a_last + x5 (x5 again) and
+  // e = d + w (w an owned input): more names than extractSubgraph keeps in a
+  // plain list, so its sets switch to an index part way through.
+  constexpr int kInputs = 40;
+  GraphBuilder b;
+  for (int i = 0; i < kInputs; ++i) b.input("x" + std::to_string(i), ST::Float, {2});
+  b.input("w", ST::Float, {2});
+  b.edge("add.Tensor", {pos("self", T("x0")), pos("other", T("x1"))}, "a0", ST::Float, {2});
+  for (int k = 1; k + 1 < kInputs; ++k)
+    b.edge("add.Tensor", {pos("self", T("a" + std::to_string(k - 1))), pos("other", T("x" + std::to_string(k + 1)))},
+           "a" + std::to_string(k), ST::Float, {2});
+  std::string last = "a" + std::to_string(kInputs - 2);
+  b.edge("add.Tensor", {pos("self", T(last)), pos("other", T("x5"))}, "d", ST::Float, {2});
+  b.edge("add.Tensor", {pos("self", T("d")), pos("other", T("w"))}, "e", ST::Float, {2});
+  b.output("a3").output("e");
+  const ExportedProgram &ep = b.ep;
+  std::vector<const Node *> nodes;
+  for (const auto &n : ep.graph.nodes) nodes.push_back(&n);
+  size_t owned = kInputs; // "w"
+  detail::Subgraph sub = detail::extractSubgraph(ep, nodes, {owned}, [](const std::string &name) {
+    return name == "a3" || name == "e";
+  });
+  std::vector<std::string> expectedInputs;
+  for (int i = 0; i < kInputs; ++i) expectedInputs.push_back("x" + std::to_string(i));
+  CHECK(sub.userInputs == expectedInputs);
+  CHECK(sub.outputs == std::vector<std::string>{"a3", "e"});
+  std::vector<std::string> graphInputs = inputNames(sub.program);
+  REQUIRE(graphInputs.size() == kInputs + 1);
+  CHECK(graphInputs.front() == "w"); // owned inputs first
+  CHECK(sub.program.graph.nodes.size() == ep.graph.nodes.size());
+  for (const auto &name : graphInputs) CHECK(sub.program.graph.tensorValues.find(name) != nullptr);
+  CHECK(sub.program.graph.tensorValues.find("d") != nullptr);
+}

@@ -65,6 +65,19 @@ template <typename T> std::vector<T> toVector(const flatbuffers::Vector<T> *v) {
 
 std::string at(const std::string &pointer, size_t index) { return pointer + "/" + std::to_string(index); }
 
+/// The JSON pointer of an entry, `base` + `list` + "/" + `index` (+ `field`),
+/// spelled out only when an error names it: a 100k-node program has a
+/// million values, instructions and indices, and writing each one's pointer
+/// eagerly was a tenth of exir-inspect's instructions.
+struct EntryPointer {
+  const std::string &base;
+  const char *list;
+  size_t index;
+  const char *field = "";
+  std::string str() const { return at(base + list, index) + field; }
+  std::string operator+(const char *more) const { return str() + more; }
+};
+
 class Reader {
 public:
   /// `bytes` holds the whole file, or (with `segmentFile`) only its first
@@ -87,8 +100,8 @@ private:
   const fb::Program *verify(uint64_t programSize);
 
   Tensor readTensor(const fb::Tensor *t);
-  EValue readValue(const fb::EValue *v, const std::string &where);
-  Instruction readInstruction(const fb::Instruction *i, const std::string &where);
+  EValue readValue(const fb::EValue *v, const EntryPointer &where);
+  Instruction readInstruction(const fb::Instruction *i, const EntryPointer &where);
   Chain readChain(const fb::Chain *c);
   ExecutionPlan readPlan(const fb::ExecutionPlan *p, const std::string &where);
 
@@ -212,8 +225,8 @@ Tensor Reader::readTensor(const fb::Tensor *t) {
   return tensor;
 }
 
-EValue Reader::readValue(const fb::EValue *v, const std::string &where) {
-  if (!v) fail("value entry is null", where);
+EValue Reader::readValue(const fb::EValue *v, const EntryPointer &where) {
+  if (!v) fail("value entry is null", where.str());
   auto type = v->val_type();
   const char *typeName = kernelTypeName(size_t(type));
   if (!typeName) fail("unknown KernelTypes code " + std::to_string(unsigned(type)), where + "/val_type");
@@ -242,8 +255,8 @@ EValue Reader::readValue(const fb::EValue *v, const std::string &where) {
   fail("unknown KernelTypes code " + std::to_string(unsigned(type)), where + "/val_type");
 }
 
-Instruction Reader::readInstruction(const fb::Instruction *i, const std::string &where) {
-  if (!i) fail("instruction entry is null", where);
+Instruction Reader::readInstruction(const fb::Instruction *i, const EntryPointer &where) {
+  if (!i) fail("instruction entry is null", where.str());
   auto type = i->instr_args_type();
   const char *typeName = instructionTypeName(size_t(type));
   if (!typeName)
@@ -288,7 +301,7 @@ ExecutionPlan Reader::readPlan(const fb::ExecutionPlan *p, const std::string &wh
     plan.containerMetaType = ContainerMetadata{str(meta->encoded_inp_str()), str(meta->encoded_out_str())};
   if (const auto *values = p->values())
     for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i)
-      plan.values.push_back(readValue(values->Get(i), at(where + "/values", i)));
+      plan.values.push_back(readValue(values->Get(i), EntryPointer{where, "/values", i}));
   plan.inputs = toVector(p->inputs());
   plan.outputs = toVector(p->outputs());
   if (const auto *chains = p->chains())
@@ -299,7 +312,7 @@ ExecutionPlan Reader::readPlan(const fb::ExecutionPlan *p, const std::string &wh
       Chain chain = readChain(fc);
       if (const auto *instructions = fc->instructions())
         for (flatbuffers::uoffset_t i = 0; i < instructions->size(); ++i)
-          chain.instructions.push_back(readInstruction(instructions->Get(i), at(chainWhere + "/instructions", i)));
+          chain.instructions.push_back(readInstruction(instructions->Get(i), EntryPointer{chainWhere, "/instructions", i}));
       if (const auto *stacktrace = fc->stacktrace()) {
         chain.stacktrace.emplace();
         for (const auto *list : *stacktrace) {
@@ -483,70 +496,74 @@ void Reader::resolvePayloads(Program &program, const fb::Program *root) {
 }
 
 void Reader::checkIndices(const ExecutionPlan &plan, const std::string &where) const {
-  auto check = [&](int64_t index, size_t size, const char *table, const std::string &location) {
+  // Locations are callables: the pointer is spelled out only for an error.
+  auto check = [&](int64_t index, size_t size, const char *table, auto &&location) {
     if (index < 0 || uint64_t(index) >= size)
       fail(std::string(table) + " index " + std::to_string(index) + " is out of range (the plan has " +
                std::to_string(size) + " " + table + "s)",
-           location);
+           location());
   };
   size_t values = plan.values.size();
-  auto valueIndex = [&](int64_t index, const std::string &location) { check(index, values, "value", location); };
-  auto valueIndices = [&](const auto &list, const std::string &location) {
-    for (size_t i = 0; i < list.size(); ++i) valueIndex(list[i], at(location, i));
+  auto valueIndex = [&](int64_t index, auto &&location) { check(index, values, "value", location); };
+  auto valueIndices = [&](const auto &list, auto &&location) {
+    for (size_t i = 0; i < list.size(); ++i) valueIndex(list[i], [&] { return at(location(), i); });
   };
   for (size_t v = 0; v < values; ++v) {
-    std::string location = at(where + "/values", v) + "/val";
+    auto location = [&] { return EntryPointer{where, "/values", v, "/val"}.str(); };
+    auto items = [&] { return location() + "/items"; };
     const EValue &value = plan.values[v];
-    if (const auto *list = std::get_if<IntList>(&value)) valueIndices(list->items, location + "/items");
-    else if (const auto *tensors = std::get_if<TensorList>(&value)) valueIndices(tensors->items, location + "/items");
+    if (const auto *list = std::get_if<IntList>(&value)) valueIndices(list->items, items);
+    else if (const auto *tensors = std::get_if<TensorList>(&value)) valueIndices(tensors->items, items);
     else if (const auto *optional = std::get_if<OptionalTensorList>(&value)) {
       for (size_t i = 0; i < optional->items.size(); ++i)
-        if (optional->items[i] != -1) valueIndex(optional->items[i], at(location + "/items", i));
+        if (optional->items[i] != -1) valueIndex(optional->items[i], [&] { return at(items(), i); });
     } else if (const auto *tensor = std::get_if<Tensor>(&value)) {
       if (tensor->allocationInfo) {
         uint32_t id = tensor->allocationInfo->memoryId;
         if (id == 0 || id >= plan.nonConstBufferSizes.size())
           fail("memory_id " + std::to_string(id) + " is not an arena of this plan (non_const_buffer_sizes has " +
                    std::to_string(plan.nonConstBufferSizes.size()) + " entries)",
-               location + "/allocation_info/memory_id");
+               location() + "/allocation_info/memory_id");
       }
     }
   }
-  valueIndices(plan.inputs, where + "/inputs");
-  valueIndices(plan.outputs, where + "/outputs");
+  valueIndices(plan.inputs, [&] { return where + "/inputs"; });
+  valueIndices(plan.outputs, [&] { return where + "/outputs"; });
   for (size_t c = 0; c < plan.chains.size(); ++c) {
     const Chain &chain = plan.chains[c];
-    std::string chainWhere = at(where + "/chains", c);
-    valueIndices(chain.inputs, chainWhere + "/inputs");
-    valueIndices(chain.outputs, chainWhere + "/outputs");
+    auto chainWhere = [&] { return at(where + "/chains", c); };
+    valueIndices(chain.inputs, [&] { return chainWhere() + "/inputs"; });
+    valueIndices(chain.outputs, [&] { return chainWhere() + "/outputs"; });
     for (size_t i = 0; i < chain.instructions.size(); ++i) {
-      std::string location = at(chainWhere + "/instructions", i) + "/instr_args";
+      auto location = [&](const char *field) {
+        return [&, field] { return at(chainWhere() + "/instructions", i) + "/instr_args" + field; };
+      };
       const Instruction &instruction = chain.instructions[i];
       if (const auto *k = std::get_if<KernelCall>(&instruction)) {
-        check(k->opIndex, plan.operators.size(), "operator", location + "/op_index");
-        valueIndices(k->args, location + "/args");
+        check(k->opIndex, plan.operators.size(), "operator", location("/op_index"));
+        valueIndices(k->args, location("/args"));
       } else if (const auto *d = std::get_if<DelegateCall>(&instruction)) {
-        check(d->delegateIndex, plan.delegates.size(), "delegate", location + "/delegate_index");
-        valueIndices(d->args, location + "/args");
+        check(d->delegateIndex, plan.delegates.size(), "delegate", location("/delegate_index"));
+        valueIndices(d->args, location("/args"));
       } else if (const auto *m = std::get_if<MoveCall>(&instruction)) {
-        valueIndex(m->moveFrom, location + "/move_from");
-        valueIndex(m->moveTo, location + "/move_to");
+        valueIndex(m->moveFrom, location("/move_from"));
+        valueIndex(m->moveTo, location("/move_to"));
       } else if (const auto *j = std::get_if<JumpFalseCall>(&instruction)) {
-        valueIndex(j->condValueIndex, location + "/cond_value_index");
+        valueIndex(j->condValueIndex, location("/cond_value_index"));
         // Jumping to one past the last instruction ends the chain.
         if (j->destinationInstruction < 0 || size_t(j->destinationInstruction) > chain.instructions.size())
           fail("destination_instruction " + std::to_string(j->destinationInstruction) +
                    " is outside the chain of " + std::to_string(chain.instructions.size()) + " instructions",
-               location + "/destination_instruction");
+               location("/destination_instruction")());
       } else if (const auto *f = std::get_if<FreeCall>(&instruction)) {
-        valueIndex(f->valueIndex, location + "/value_index");
+        valueIndex(f->valueIndex, location("/value_index"));
       }
     }
   }
   if (plan.nonConstBufferDevice)
     for (size_t i = 0; i < plan.nonConstBufferDevice->size(); ++i)
       check((*plan.nonConstBufferDevice)[i].bufferIdx, plan.nonConstBufferSizes.size(), "buffer",
-            at(where + "/non_const_buffer_device", i) + "/buffer_idx");
+            [&] { return at(where + "/non_const_buffer_device", i) + "/buffer_idx"; });
 }
 
 Program Reader::read() {

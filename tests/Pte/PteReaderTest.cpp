@@ -17,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -207,6 +208,32 @@ TEST_CASE("bad references are reported with a JSON pointer", "[pte][reader]") {
   unknownType.valueType = 42;
   CHECK(readFailure(buildWithRefs(unknownType)) ==
         std::pair<std::string, std::string>{"unknown KernelTypes code 42", "/execution_plan/0/values/0/val_type"});
+}
+
+TEST_CASE("out-of-range indices in a plan are reported with their JSON pointer", "[pte][reader]") {
+  // The reader spells these pointers out only for the error (see EntryPointer).
+  auto failure = [](const std::function<void(ExecutionPlan &)> &corrupt) {
+    Program program = goldenAddModel();
+    program.executionPlan[0].values.push_back(TensorList{{0, 1}});
+    program.executionPlan[0].chains[0].instructions.push_back(MoveCall{0, 1});
+    corrupt(program.executionPlan[0]);
+    return readFailure(writePteToString(program));
+  };
+  using Failure = std::pair<std::string, std::string>;
+  CHECK(failure([](ExecutionPlan &) {}) == Failure{"", ""});
+  CHECK(failure([](ExecutionPlan &plan) { std::get<KernelCall>(plan.chains[0].instructions[0]).args[3] = 9; }) ==
+        Failure{"value index 9 is out of range (the plan has 5 values)",
+                "/execution_plan/0/chains/0/instructions/0/instr_args/args/3"});
+  CHECK(failure([](ExecutionPlan &plan) { std::get<KernelCall>(plan.chains[0].instructions[0]).opIndex = 1; }) ==
+        Failure{"operator index 1 is out of range (the plan has 1 operators)",
+                "/execution_plan/0/chains/0/instructions/0/instr_args/op_index"});
+  CHECK(failure([](ExecutionPlan &plan) { std::get<MoveCall>(plan.chains[0].instructions[1]).moveTo = -2; }) ==
+        Failure{"value index -2 is out of range (the plan has 5 values)",
+                "/execution_plan/0/chains/0/instructions/1/instr_args/move_to"});
+  CHECK(failure([](ExecutionPlan &plan) { std::get<TensorList>(plan.values[4]).items[1] = 5; }) ==
+        Failure{"value index 5 is out of range (the plan has 5 values)", "/execution_plan/0/values/4/val/items/1"});
+  CHECK(failure([](ExecutionPlan &plan) { plan.outputs[0] = 7; }) ==
+        Failure{"value index 7 is out of range (the plan has 5 values)", "/execution_plan/0/outputs/0"});
 }
 
 TEST_CASE("random corruption never crashes", "[pte][reader][fuzz]") {

@@ -81,8 +81,9 @@ private:
   OpLibraryRecord opLibrary(Element e);
   template <class Record> Record textRecord(json::Object o, const char *what);
   /// The constant table; a big one is converted on two threads.
-  void constants(json::Object o, OrderedMap<ConstantTensor> &out);
-  void delegates(json::Object o, OrderedMap<Delegate> &out);
+  /// Fills `out` with `(this->*item)(value)` of every field of the big object
+  /// `o` (constants, delegates): on two threads when it has many fields.
+  template <class V> void objectFields(json::Object o, OrderedMap<V> &out, V (ArtifactReader::*item)(Element));
 
   /// A DataRef's file made absolute. Every constant names the same few files
   /// (100k references to one .pt2), so the last answer is kept: path
@@ -187,24 +188,14 @@ ConstantTensor ArtifactReader::constant(Element e) {
   return c;
 }
 
-void ArtifactReader::constants(json::Object o, OrderedMap<ConstantTensor> &out) {
+template <class V>
+void ArtifactReader::objectFields(json::Object o, OrderedMap<V> &out, V (ArtifactReader::*item)(Element)) {
   out.reserve(o.size());
   if (json::convertObjectInHalves(
           r_, o, out, 256, *this, [&](Reader &second) { return ArtifactReader(second, base_, options_); },
-          [](ArtifactReader &reader, Element c) { return reader.constant(c); }))
+          [item](ArtifactReader &reader, Element v) { return (reader.*item)(v); }))
     return;
-  forEachField(r_, o, [&](std::string_view fqn, Element c) { out.set(std::string(fqn), constant(c)); });
-}
-
-// Each delegate holds its original module: a partitioned 100k-node llama has
-// 12.7k of them, a third of its text.
-void ArtifactReader::delegates(json::Object o, OrderedMap<Delegate> &out) {
-  out.reserve(o.size());
-  if (json::convertObjectInHalves(
-          r_, o, out, 256, *this, [&](Reader &second) { return ArtifactReader(second, base_, options_); },
-          [](ArtifactReader &reader, Element d) { return reader.delegate(d); }))
-    return;
-  forEachField(r_, o, [&](std::string_view name, Element d) { out.set(std::string(name), delegate(d)); });
+  forEachField(r_, o, [&](std::string_view key, Element v) { out.set(std::string(key), (this->*item)(v)); });
 }
 
 Delegate ArtifactReader::delegate(Element e) {
@@ -359,9 +350,11 @@ Program ArtifactReader::program(Element e) {
   }
   forEachField(r_, o, [&](std::string_view k, Element v) {
     if (k == "constants") {
-      constants(r_.object(v), p.constants);
+      objectFields(r_.object(v), p.constants, &ArtifactReader::constant);
     } else if (k == "delegates") {
-      delegates(r_.object(v), p.delegates);
+      // Each delegate holds its original module: a partitioned 100k-node
+      // llama has 12.7k of them, a third of its text.
+      objectFields(r_.object(v), p.delegates, &ArtifactReader::delegate);
     } else if (k == "constant_methods") {
       forEachField(r_, r_.object(v), [&](std::string_view name, Element values) {
         std::vector<ConstantValue> list;

@@ -215,7 +215,8 @@ TEST_CASE("out-of-range indices in a plan are reported with their JSON pointer",
   auto failure = [](const std::function<void(ExecutionPlan &)> &corrupt) {
     Program program = goldenAddModel();
     program.executionPlan[0].values.push_back(TensorList{{0, 1}});
-    program.executionPlan[0].chains[0].instructions.push_back(MoveCall{0, 1});
+    // In place: GCC 12's -Wmaybe-uninitialized misreads a moved variant temporary under ASan.
+    program.executionPlan[0].chains[0].instructions.emplace_back(std::in_place_type<MoveCall>, MoveCall{0, 1});
     corrupt(program.executionPlan[0]);
     return readFailure(writePteToString(program));
   };

@@ -37,7 +37,7 @@ public:
       return items_.back().second;
     }
     size_t hash = hashOf(key);
-    if (size_t pos = position(key, hash); pos != npos) {
+    if (size_t pos = indexedPosition(key, hash); pos != npos) {
       items_[pos].second = std::move(value);
       return items_[pos].second;
     }
@@ -110,15 +110,15 @@ private:
   // Small and empty maps (most of a partition's subgraph tables, every
   // node's metadata) are searched without hashing the key.
   size_t position(const std::string &key) const {
-    return slots_.empty() ? linearPosition(key) : position(key, hashOf(key));
+    return slots_.empty() ? linearPosition(key) : indexedPosition(key, hashOf(key));
   }
   size_t linearPosition(const std::string &key) const {
     for (size_t i = 0; i < items_.size(); ++i)
       if (items_[i].first == key) return i;
     return npos;
   }
-  size_t position(const std::string &key, size_t hash) const {
-    if (slots_.empty()) return linearPosition(key);
+  /// Needs the index (slots_ not empty).
+  size_t indexedPosition(const std::string &key, size_t hash) const {
     size_t mask = slots_.size() - 1;
     uint64_t tag = tagOf(hash);
     for (size_t i = hash & mask;; i = (i + 1) & mask) {

@@ -58,9 +58,9 @@ int runTool(const std::string &toolName, CLI::App &app, int argc, char **argv,
   throwBadAllocOnExhaustion();
   installCleanupSignalHandlers();
   // std::cout buffers on its own instead of handing every insertion to stdio
-  // (fwrite per call: a third of exir-inspect's text dump of a 100k-node
-  // .pte). Nothing writes to stdout through stdio, and std::cerr, tied to
-  // std::cout, still flushes it first, so the two keep their order.
+  // (an fwrite per call: exir-inspect's text dump of mlp-100k's .pte, 2.29G ->
+  // 2.19G instructions). Nothing writes to stdout through stdio, and std::cerr,
+  // tied to std::cout, still flushes it first, so the two keep their order.
   std::ios::sync_with_stdio(false);
   try {
     // A repeatable option takes one value per use, so `--pass NAME model.pt2`

@@ -11,7 +11,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <fcntl.h>
 #include <filesystem>
+#include <thread>
 #include <limits>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -48,6 +51,112 @@ TEST_CASE("writeFileAtomically writes the produced bytes", "[fileio]") {
   writeFileAtomically(path, std::string("abc"));
   CHECK(readFileOrStdin(path) == "abc");
   CHECK(entriesIn(dir) == 1);
+}
+
+namespace {
+
+/// The offset of the first byte where `a` and `b` differ, or -1: big outputs
+/// are compared by position (Catch would print both 40 MB strings).
+int64_t firstDifference(const std::string &a, const std::string &b) {
+  auto mismatch = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  return mismatch.first == a.end() && mismatch.second == b.end() ? -1 : int64_t(mismatch.first - a.begin());
+}
+
+/// Writes 400 pseudo-random pieces to `out` and returns the bytes a sequential
+/// writer would leave: small pieces, pieces bigger than a buffer (1 MiB; written
+/// directly, beside the queued ones), bytes put one at a time, and (where
+/// `holes`) seeks that skip runs of zeros.
+std::string writeMixedPieces(std::ostream &out, bool holes) {
+  std::string expected;
+  uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33; };
+  for (int piece = 0; piece < 400; ++piece) {
+    uint64_t kind = next() % 10;
+    size_t size = kind == 0 ? size_t(1) << 21 | (next() % 4096) : size_t(next() % (300 << 10));
+    char fill = char('a' + piece % 26);
+    if (kind == 1 && holes) {
+      out.seekp(std::streamoff(size), std::ios::cur);
+      expected.append(size, '\0');
+      continue;
+    }
+    std::string bytes(size, fill);
+    if (!bytes.empty()) bytes[0] = char('A' + piece % 26); // each piece's start is visible
+    if (kind == 2)
+      for (char c : bytes) out.put(c); // one byte at a time, through overflow()
+    else
+      out.write(bytes.data(), std::streamsize(bytes.size()));
+    expected += bytes;
+  }
+  if (holes) {
+    out.seekp(4096, std::ios::cur); // a hole at the end needs a last byte to count
+    out.put('!');
+    expected.append(4096, '\0');
+    expected += '!';
+  }
+  return expected;
+}
+
+} // namespace
+
+TEST_CASE("writeFileAtomically keeps the order of big outputs written from a second thread", "[fileio]") {
+  // Past one buffer the output is written on a second thread, at offsets
+  // assigned by the producer for a regular file: every piece and hole must land
+  // where a sequential writer would put it.
+  std::string dir = scratchDir("async");
+  std::string path = dir + "/big.bin";
+  std::string expected;
+  writeFileAtomically(path, [&](std::ostream &out) { expected = writeMixedPieces(out, /*holes=*/true); });
+  REQUIRE(expected.size() > (size_t(40) << 20));
+  std::string written = readFileOrStdin(path);
+  CHECK(written.size() == expected.size());
+  CHECK(firstDifference(written, expected) == -1);
+  CHECK(entriesIn(dir) == 1);
+}
+
+TEST_CASE("writeFileAtomically keeps the order of big outputs into a pipe", "[fileio]") {
+  // A FIFO has no offsets: queued buffers and direct big writes must reach it
+  // in the order they were produced.
+  std::string dir = scratchDir("async-fifo");
+  std::string fifo = dir + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] {
+    int fd = ::open(fifo.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char chunk[1 << 16];
+    for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) != 0;)
+      if (n > 0) received.append(chunk, size_t(n));
+      else if (errno != EINTR) break;
+    ::close(fd);
+  });
+  std::string expected;
+  writeFileAtomically(fifo, [&](std::ostream &out) { expected = writeMixedPieces(out, /*holes=*/false); });
+  reader.join();
+  REQUIRE(expected.size() > (size_t(40) << 20));
+  CHECK(received.size() == expected.size());
+  CHECK(firstDifference(received, expected) == -1);
+}
+
+TEST_CASE("writeFileAtomically stops its writer thread when the producer throws", "[fileio]") {
+  std::string dir = scratchDir("async-throw");
+  std::string path = dir + "/out.bin";
+  CHECK_THROWS_WITH(writeFileAtomically(path,
+                                        [](std::ostream &out) {
+                                          std::string piece(100 << 10, 'x');
+                                          for (int i = 0; i < 100; ++i) out.write(piece.data(), std::streamsize(piece.size()));
+                                          throw Error("producer failed");
+                                        }),
+                    "producer failed");
+  CHECK(entriesIn(dir) == 0);
+  // A failed write on the second thread reaches the producer (/dev/full is
+  // not a regular file: written in order, then refused).
+  if (fs::is_character_file("/dev/full"))
+    CHECK_THROWS_WITH(writeFileAtomically("/dev/full",
+                                          [](std::ostream &out) {
+                                            std::string piece(100 << 10, 'x');
+                                            for (int i = 0; i < 100; ++i) out.write(piece.data(), std::streamsize(piece.size()));
+                                          }),
+                      Catch::Contains("No space left on device"));
 }
 
 TEST_CASE("writeFileAtomically leaves no file when the producer throws", "[fileio]") {

@@ -6,25 +6,26 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <thread>
 #include <unistd.h>
 
 namespace exir {
@@ -33,17 +34,26 @@ namespace {
 
 std::string errnoText(int error) { return std::strerror(error); }
 
-/// Writes all of [data, data + size) to `fd`; throws what `fail` makes of errno.
-template <typename Fail> void writeAll(int fd, const char *data, size_t size, Fail fail) {
+/// Writes all of [data, data + size) to `fd`, at `offset` (pwrite) or at its
+/// file position; returns 0 or the errno of the failure.
+int writeFully(int fd, const char *data, size_t size, std::optional<uint64_t> offset) {
   while (size > 0) {
-    ssize_t n = ::write(fd, data, std::min<size_t>(size, size_t(1) << 30));
+    size_t piece = std::min<size_t>(size, size_t(1) << 30);
+    ssize_t n = offset ? ::pwrite(fd, data, piece, off_t(*offset)) : ::write(fd, data, piece);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(errno);
+      return errno;
     }
     data += n;
     size -= size_t(n);
+    if (offset) *offset += uint64_t(n);
   }
+  return 0;
+}
+
+/// Writes all of [data, data + size) to `fd`; throws what `fail` makes of errno.
+template <typename Fail> void writeAll(int fd, const char *data, size_t size, Fail fail) {
+  if (int error = writeFully(fd, data, size, std::nullopt)) fail(error);
 }
 
 /// An output stream buffer over a file descriptor that throws exir::Error on a
@@ -100,8 +110,6 @@ protected:
       // that it moves off this thread (exir-emit of 1.9 GB of weights, where
       // this thread gathers and transposes them meanwhile).
       drain();
-      if (!positional_) waitIdle(); // in order
-      throwIfFailed();
       putAt(data, size, offset_);
       offset_ += size;
       return count;
@@ -203,7 +211,7 @@ private:
       writing_ = true;
       lock.unlock();
       int error = 0;
-      if (!error_) error = write(chunk.bytes.data(), chunk.size, chunk.offset);
+      if (!error_) error = writeRange(chunk.bytes.data(), chunk.size, chunk.offset);
       lock.lock();
       writing_ = false;
       if (error && !error_) error_ = error;
@@ -248,28 +256,17 @@ private:
 
   /// Writes [data, data + size) at `offset` (positional descriptors) or at the
   /// descriptor's position; returns 0 or the errno of the failure.
-  int write(const char *data, size_t size, uint64_t offset) {
+  int writeRange(const char *data, size_t size, uint64_t offset) {
     // Only the bytes about to be written are allocated: a run skipped with a
     // seek (a sparse output's zeros) stays a hole.
     constexpr size_t kPreallocateMin = size_t(64) << 10;
     if (preallocate_.load(std::memory_order_relaxed) && size >= kPreallocateMin &&
         ::fallocate(fd_, 0, off_t(offset), off_t(size)) != 0 && errno != EINTR && errno != ENOSPC)
       preallocate_.store(false, std::memory_order_relaxed); // not supported here; the write reports a full disk itself
-    while (size > 0) {
-      size_t piece = std::min<size_t>(size, size_t(1) << 30);
-      ssize_t n = positional_ ? ::pwrite(fd_, data, piece, off_t(offset)) : ::write(fd_, data, piece);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return errno;
-      }
-      data += n;
-      offset += uint64_t(n);
-      size -= size_t(n);
-    }
-    return 0;
+    return writeFully(fd_, data, size, positional_ ? std::optional<uint64_t>(offset) : std::nullopt);
   }
   void putAt(const char *data, size_t size, uint64_t offset) {
-    if (int error = write(data, size, offset)) throw Error("cannot write output file: " + errnoText(error), target_);
+    if (int error = writeRange(data, size, offset)) throw Error("cannot write output file: " + errnoText(error), target_);
   }
 
   int fd_;

@@ -14,10 +14,10 @@
 #include <algorithm>
 #include <fcntl.h>
 #include <filesystem>
-#include <thread>
 #include <limits>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace exir;

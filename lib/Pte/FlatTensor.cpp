@@ -106,15 +106,11 @@ void writePtd(const File &file, const WriteOptions &options, std::ostream &out) 
   out.write(head.data(), std::streamsize(head.size()));
   out.write(flatbuffer + 8, std::streamsize(flatbufferSize - 8));
 
-  pte::SegmentSink sink(out, options.sparse, segmentDataSize, options.progress);
-  sink.zeros(segmentBaseOffset - (kPaddedHeaderLength + flatbufferSize));
-  uint64_t position = 0; // relative to the segment base offset
-  for (size_t s = 0; s < segments.size(); ++s) {
-    sink.zeros(segments[s].offset - position);
-    sink.blob(distinct.blobs()[s]);
-    position = segments[s].offset + segments[s].size;
-  }
-  sink.finish();
+  // Placed from the end of the flatbuffer: the padding up to the segment base comes first.
+  uint64_t lead = segmentBaseOffset - (kPaddedHeaderLength + flatbufferSize);
+  std::vector<pte::PlacedBlob> placed;
+  for (size_t s = 0; s < segments.size(); ++s) placed.push_back({lead + segments[s].offset, &distinct.blobs()[s]});
+  pte::writeSegmentData(out, lead + segmentDataSize, placed, {options.sparse, options.progress, options.threads});
   if (!out) throw Error("failed to write the .ptd output");
 }
 

@@ -67,6 +67,7 @@ struct File {
 struct WriteOptions {
   uint64_t segmentAlignment = 128; // power of two
   bool sparse = false;             // see pte::WriteOptions::sparse
+  unsigned threads = 0;            // see pte::WriteOptions::threads
   std::function<void(uint64_t written, uint64_t total)> progress;
 };
 

@@ -483,17 +483,11 @@ void writePte(const Program &program, const WriteOptions &options, std::ostream 
     out.write(flatbuffer + 8, std::streamsize(flatbufferSize - 8));
     writeZeros(out, segmentBaseOffset - programSize);
 
-    SegmentSink sink(out, options.sparse, layout.segmentDataSize, options.progress);
-    uint64_t position = 0; // relative to segmentBaseOffset
-    for (const auto &segment : layout.segments) {
-      for (const auto &piece : segment.pieces) {
-        sink.zeros(segment.offset + piece.offset - position);
-        position = segment.offset + piece.offset;
-        sink.blob(*piece.blob);
-        position += piece.blob->size();
-      }
-    }
-    sink.finish();
+    std::vector<PlacedBlob> placed; // relative to segmentBaseOffset
+    for (const auto &segment : layout.segments)
+      for (const auto &piece : segment.pieces) placed.push_back({segment.offset + piece.offset, piece.blob});
+    writeSegmentData(out, layout.segmentDataSize, placed,
+                     {options.sparse, options.progress, options.threads});
   }
   if (!out) throw Error("failed to write the .pte output");
 }

@@ -33,6 +33,9 @@ struct WriteOptions {
   /// Skip zero bytes with seekp rather than write them (a sparse file for
   /// sparse weights). Only for a seekable, initially empty file stream.
   bool sparse = false;
+  /// Threads that write the segment data (SegmentDataOptions::threads): 0 for
+  /// one per core, 1 for the calling thread only.
+  unsigned threads = 0;
 };
 
 /// Writes `program` as a .pte file. Throws exir::Error for invalid options (an

@@ -2,9 +2,16 @@
 #include "Pte/SegmentSink.h"
 
 #include "Support/Error.h"
+#include "Support/FileIO.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 namespace exir::pte {
 
@@ -70,6 +77,190 @@ void SegmentSink::finish() {
   hole_ -= 1;
   flushHole();
   out_.put('\0');
+}
+
+namespace {
+
+/// A thread's share of the segment data: blobs [first, last) and the bytes
+/// [start, end) they and the zeros before them (and, for the last run, after
+/// them) cover, from the start of the segment data.
+struct Run {
+  size_t first, last;
+  uint64_t start, end;
+};
+
+/// Consecutive blobs of about `runBytes` payload bytes each (a large blob is a
+/// run of its own): 100k small constants are written in big pieces, a few
+/// large weights are spread over the threads.
+std::vector<Run> splitRuns(const std::vector<PlacedBlob> &blobs, uint64_t total, uint64_t runBytes) {
+  std::vector<Run> runs;
+  Run run{0, 0, 0, 0};
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    bytes += blobs[i].blob->size();
+    if (bytes >= runBytes || i + 1 == blobs.size()) {
+      run.last = i + 1;
+      run.end = i + 1 == blobs.size() ? total : blobs[i].offset + blobs[i].blob->size();
+      runs.push_back(run);
+      run = Run{i + 1, i + 1, run.end, run.end};
+      bytes = 0;
+    }
+  }
+  return runs;
+}
+
+/// SegmentSink's work for one run, written at absolute offsets: small chunks
+/// collected into a buffer, large ones (a gathered band of a weight, a piece
+/// of a file) written from the producer's memory; with `sparse`, all-zero
+/// chunks and gaps left as holes.
+class PositionalSink {
+public:
+  PositionalSink(const PositionalOutput &out, bool sparse, uint64_t at) : out_(out), sparse_(sparse), at_(at) {}
+
+  uint64_t at() const { return at_; }
+  void write(std::string_view bytes) {
+    if (sparse_ && allZero(bytes)) {
+      skip(bytes.size());
+      return;
+    }
+    if (bytes.size() >= kDirectBytes) {
+      flush();
+      out_.writeAt(at_, bytes.data(), bytes.size());
+      at_ += bytes.size();
+      return;
+    }
+    if (pending_.empty()) pendingAt_ = at_;
+    pending_.append(bytes);
+    at_ += bytes.size();
+    if (pending_.size() >= kDirectBytes) flush();
+  }
+  void zeros(uint64_t count) {
+    if (sparse_) {
+      skip(count);
+      return;
+    }
+    for (; count > 0;) {
+      size_t n = size_t(std::min<uint64_t>(count, sizeof kZeroBlock));
+      write(std::string_view(kZeroBlock, n));
+      count -= n;
+    }
+  }
+  void flush() {
+    if (pending_.empty()) return;
+    out_.writeAt(pendingAt_, pending_.data(), pending_.size());
+    pending_.clear();
+  }
+
+private:
+  static constexpr size_t kDirectBytes = size_t(256) << 10;
+  void skip(uint64_t count) {
+    flush();
+    at_ += count;
+  }
+
+  const PositionalOutput &out_;
+  bool sparse_;
+  uint64_t at_;
+  std::string pending_;
+  uint64_t pendingAt_ = 0;
+};
+
+void writeSequentially(std::ostream &out, uint64_t total, const std::vector<PlacedBlob> &blobs,
+                       const SegmentDataOptions &options) {
+  SegmentSink sink(out, options.sparse, total, options.progress);
+  uint64_t position = 0;
+  for (const PlacedBlob &placed : blobs) {
+    sink.zeros(placed.offset - position);
+    sink.blob(*placed.blob);
+    position = placed.offset + placed.blob->size();
+  }
+  sink.zeros(total - position);
+  sink.finish();
+}
+
+} // namespace
+
+void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<PlacedBlob> &blobs,
+                      const SegmentDataOptions &options) {
+  uint64_t payload = 0;
+  for (const PlacedBlob &placed : blobs) payload += placed.blob->size();
+  unsigned threads = options.threads ? options.threads : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
+  std::optional<PositionalOutput> output;
+  if (threads > 1 && blobs.size() > 1 && payload >= options.parallelMinBytes) output = PositionalOutput::of(out);
+  if (!output) {
+    writeSequentially(out, total, blobs, options);
+    return;
+  }
+  // Runs of a sixteenth of the payload per thread (at most 8 MiB): enough of
+  // them that threads finishing at different times even out.
+  uint64_t runBytes = std::clamp<uint64_t>(payload / (uint64_t(threads) * 16), 1, uint64_t(8) << 20);
+  std::vector<Run> runs = splitRuns(blobs, total, runBytes);
+  uint64_t base = output->position();
+
+  std::atomic<size_t> nextRun{0};
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  size_t errorRun = SIZE_MAX;
+  std::exception_ptr error;
+  auto work = [&](bool reports) {
+    ScopedFileCache files; // per thread: each keeps its own descriptors
+    for (;;) {
+      size_t r = nextRun.fetch_add(1);
+      if (r >= runs.size() || failed.load()) return;
+      const Run &run = runs[r];
+      try {
+        PositionalSink sink(*output, options.sparse, base + run.start);
+        auto advance = [&](uint64_t bytes) {
+          if (bytes == 0) return;
+          uint64_t now = done.fetch_add(bytes) + bytes;
+          if (reports && options.progress) options.progress(now, total);
+        };
+        for (size_t i = run.first; i < run.last; ++i) {
+          uint64_t gap = base + blobs[i].offset - sink.at();
+          sink.zeros(gap);
+          advance(gap);
+          blobs[i].blob->forEachExtent(
+              [&](std::string_view chunk) {
+                sink.write(chunk);
+                advance(chunk.size());
+              },
+              [&](uint64_t count) {
+                sink.zeros(count);
+                advance(count);
+              });
+        }
+        uint64_t tail = base + run.end - sink.at();
+        sink.zeros(tail);
+        advance(tail);
+        sink.flush();
+      } catch (...) {
+        // The error of the earliest failing run is the one reported, as the
+        // sequential writer would (when no earlier run fails after it).
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (r < errorRun) {
+          errorRun = r;
+          error = std::current_exception();
+        }
+        failed = true;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads && t < runs.size(); ++t) {
+    try {
+      helpers.emplace_back(work, false);
+    } catch (const std::system_error &) {
+      break; // no more threads: fewer do the work
+    }
+  }
+  work(true);
+  for (std::thread &helper : helpers) helper.join();
+  if (error) std::rethrow_exception(error);
+  output->finish(base + total);
+  // The other threads may have written the last bytes: the bar ends full.
+  if (options.progress && total > 0) options.progress(total, total);
 }
 
 } // namespace exir::pte

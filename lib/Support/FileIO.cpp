@@ -56,6 +56,8 @@ template <typename Fail> void writeAll(int fd, const char *data, size_t size, Fa
   if (int error = writeFully(fd, data, size, std::nullopt)) fail(error);
 }
 
+} // namespace
+
 /// An output stream buffer over a file descriptor that throws exir::Error on a
 /// failed write (a full disk) instead of silently setting badbit, and seeks
 /// (sparse outputs skip zero runs with seekp).
@@ -90,6 +92,26 @@ public:
     throwIfFailed();
     // Leave the descriptor's offset where sequential writes would have.
     if (positional_) ::lseek(fd_, off_t(offset_), SEEK_SET);
+  }
+
+  /// PositionalOutput::of: hands what is buffered or queued to the file.
+  /// False for a descriptor that takes no offsets (a pipe).
+  bool settle(uint64_t &position) {
+    if (!positional_) return false;
+    drain();
+    waitIdle();
+    throwIfFailed();
+    position = offset_;
+    return true;
+  }
+  /// PositionalOutput::writeAt: any thread, ranges past the settled position.
+  void writeAt(uint64_t offset, const char *data, size_t size) { putAt(data, size, offset); }
+  /// PositionalOutput::finish.
+  void endAt(uint64_t end) {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || (uint64_t(st.st_size) < end && ::ftruncate(fd_, off_t(end)) != 0))
+      throw Error("cannot write output file: " + errnoText(errno), target_);
+    offset_ = end;
   }
 
 protected:
@@ -285,6 +307,21 @@ private:
   bool writing_ = false, stop_ = false;
   int error_ = 0;
 };
+
+std::optional<PositionalOutput> PositionalOutput::of(std::ostream &out) {
+  auto *buffer = dynamic_cast<FdOutputBuffer *>(out.rdbuf());
+  uint64_t position = 0;
+  if (!buffer || !out || !buffer->settle(position)) return std::nullopt;
+  return PositionalOutput(buffer, position);
+}
+
+void PositionalOutput::writeAt(uint64_t offset, const char *data, size_t size) const {
+  buffer_->writeAt(offset, data, size);
+}
+
+void PositionalOutput::finish(uint64_t end) const { buffer_->endAt(end); }
+
+namespace {
 
 /// Runs `produce` on a stream writing to `fd` and flushes it; errors throw.
 void produceInto(int fd, const std::string &target, const std::function<void(std::ostream &)> &produce) {

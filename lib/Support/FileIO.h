@@ -72,6 +72,34 @@ private:
   std::vector<StagedStdout> stdout_; // in the order written
 };
 
+class FdOutputBuffer;
+
+/// Writes at absolute offsets into an output stream that writeFileAtomically
+/// made over a file that takes them (a regular file, or the in-memory file
+/// staging stdout), from several threads at once: exir-emit writes large
+/// weights side by side instead of through the stream's one buffer.
+class PositionalOutput {
+public:
+  /// Hands everything `out` buffered to the file and returns a writer for the
+  /// bytes past position(); nullopt for a stream that is not such an output
+  /// (a pipe, a string stream). Nothing may be written through `out` until
+  /// finish().
+  static std::optional<PositionalOutput> of(std::ostream &out);
+  /// Where the stream's next byte would have gone.
+  uint64_t position() const { return position_; }
+  /// Writes `size` bytes at `offset`; safe to call from several threads for
+  /// ranges that do not overlap. Throws exir::Error (a full disk).
+  void writeAt(uint64_t offset, const char *data, size_t size) const;
+  /// Makes the file at least `end` bytes long (unwritten ranges read as
+  /// zeros: a trailing hole) and moves the stream on to `end`.
+  void finish(uint64_t end) const;
+
+private:
+  PositionalOutput(FdOutputBuffer *buffer, uint64_t position) : buffer_(buffer), position_(position) {}
+  FdOutputBuffer *buffer_;
+  uint64_t position_;
+};
+
 /// Flushes std::cout and throws exir::Error if anything written to it was lost
 /// (a full disk, /dev/full, a closed pipe without SIGPIPE).
 void flushStdout();

@@ -43,6 +43,10 @@ int main(int argc, char **argv) {
   app.add_option("--constant-alignment", options.constantAlignment, "alignment of tensors in the constant segment (power of two)");
   app.add_option("--delegate-alignment", options.delegateAlignment, "alignment of inline delegate data (power of two)");
   app.add_flag("--inline-delegates", options.inlineDelegates, "keep delegate blobs inside the flatbuffer");
+  app.add_option("--threads", options.threads,
+                 "threads that gather and write the weights into a file output (0 = one per core, at most 4; "
+                 "the bytes are the same for any number)")
+      ->check(CLI::Range(0u, 256u));
   app.add_flag("--emit-stacktraces", emitOptions.emitStacktraces,
                "fill each chain's stacktrace (one frame list per instruction) from the nodes' stack_trace, as "
                "upstream's emit_stacktrace=True");
@@ -126,6 +130,7 @@ int main(int argc, char **argv) {
       ptd::WriteOptions ptdOptions;
       ptdOptions.segmentAlignment = options.segmentAlignment;
       ptdOptions.sparse = ptdPath != "-";
+      ptdOptions.threads = options.threads;
       ptdOptions.progress = [&](uint64_t written, uint64_t total) {
         if (!bar) bar = std::make_unique<ProgressBar>("exir-emit: writing " + ptdPath, total, size_t(64) << 20);
         bar->update(written);

@@ -186,7 +186,11 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
   for (const PlacedBlob &placed : blobs) payload += placed.blob->size();
   unsigned threads = options.threads ? options.threads : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
   std::optional<PositionalOutput> output;
-  if (threads > 1 && blobs.size() > 1 && payload >= options.parallelMinBytes) output = PositionalOutput::of(out);
+  // Even one thread writes large payloads itself, at their offsets: handing
+  // them to the stream's writer thread made the kernel's copy into the file's
+  // pages several times slower on these virtual machines (the bytes were
+  // written by one vCPU and read by the other: 2.1 s against 1.2 s for 1.9 GB).
+  if (!blobs.empty() && payload >= options.directMinBytes) output = PositionalOutput::of(out);
   if (!output) {
     writeSequentially(out, total, blobs, options);
     return;

@@ -207,6 +207,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
   std::mutex errorMutex;
   size_t errorRun = SIZE_MAX;
   std::exception_ptr error;
+  uint64_t reported = 0; // the calling thread's last progress figure
   auto work = [&](bool reports) {
     ScopedFileCache files; // per thread: each keeps its own descriptors
     for (;;) {
@@ -218,7 +219,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
         auto advance = [&](uint64_t bytes) {
           if (bytes == 0) return;
           uint64_t now = done.fetch_add(bytes) + bytes;
-          if (reports && options.progress) options.progress(now, total);
+          if (reports && options.progress) options.progress(reported = now, total);
         };
         for (size_t i = run.first; i < run.last; ++i) {
           uint64_t gap = base + blobs[i].offset - sink.at();
@@ -264,7 +265,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
   if (error) std::rethrow_exception(error);
   output->finish(base + total);
   // The other threads may have written the last bytes: the bar ends full.
-  if (options.progress && total > 0) options.progress(total, total);
+  if (options.progress && reported < total) options.progress(total, total);
 }
 
 } // namespace exir::pte

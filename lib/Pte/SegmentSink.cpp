@@ -203,7 +203,10 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
 
   std::atomic<size_t> nextRun{0};
   std::atomic<uint64_t> done{0};
-  std::atomic<bool> failed{false};
+  // The earliest failing run so far; runs after it are not started, the ones
+  // before it all run, so the error reported is the first one a single
+  // thread would have met.
+  std::atomic<size_t> firstFailed{SIZE_MAX};
   std::mutex errorMutex;
   size_t errorRun = SIZE_MAX;
   std::exception_ptr error;
@@ -212,7 +215,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
     ScopedFileCache files; // per thread: each keeps its own descriptors
     for (;;) {
       size_t r = nextRun.fetch_add(1);
-      if (r >= runs.size() || failed.load()) return;
+      if (r >= runs.size() || r > firstFailed.load()) return;
       const Run &run = runs[r];
       try {
         PositionalSink sink(*output, options.sparse, base + run.start);
@@ -240,14 +243,12 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
         advance(tail);
         sink.flush();
       } catch (...) {
-        // The error of the earliest failing run is the one reported, as the
-        // sequential writer would (when no earlier run fails after it).
         std::lock_guard<std::mutex> lock(errorMutex);
         if (r < errorRun) {
           errorRun = r;
           error = std::current_exception();
+          firstFailed = r;
         }
-        failed = true;
         return;
       }
     }

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -183,17 +184,32 @@ TEST_CASE("progress of segment data written on threads rises to the total on the
 TEST_CASE("a payload that cannot be read fails the output written on threads", "[pte][segments]") {
   Files files;
   Payloads p = makePayloads(files.weights, files.sparse);
-  // A file range past the end of the weights file, in the middle of the payloads.
+  // File ranges past the end of the weights file, in the middle of the
+  // payloads; the earlier one's error is reported, as by a single thread.
   BlobSource broken = BlobSource::fromFile(files.weights, 7u << 20, 100);
+  BlobSource brokenAtEnd = BlobSource::fromFile(files.weights, 7u << 20, 200);
+  // A later payload that fails after the earlier one has: its error must not
+  // replace the earlier one's.
+  auto slow = std::make_shared<BlobSource::Generator>();
+  slow->produce = [](const std::function<void(std::string_view)> &) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    throw exir::Error("a later payload failed");
+  };
+  slow->part = [](uint64_t, uint64_t) { return std::string(); };
+  BlobSource slowFailure = BlobSource::fromGenerator(1000, slow);
   p.placed[200].blob = &broken;
+  p.placed[301].blob = &slowFailure; // the 6 MiB file range: a run of its own
+  p.placed[p.placed.size() - 3].blob = &brokenAtEnd;
   std::filesystem::remove(files.out);
-  for (unsigned threads : {1u, 3u}) {
-    CAPTURE(threads);
-    CHECK_THROWS_WITH(exir::writeFileAtomically(files.out,
-                                                [&](std::ostream &out) {
-                                                  writeSegmentData(out, p.total, p.placed, {true, {}, threads, 0});
-                                                }),
-                      Catch::Contains("file too short"));
-    CHECK_FALSE(std::filesystem::exists(files.out));
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    for (int round = 0; round < 5; ++round) {
+      CAPTURE(threads, round);
+      CHECK_THROWS_WITH(exir::writeFileAtomically(files.out,
+                                                  [&](std::ostream &out) {
+                                                    writeSegmentData(out, p.total, p.placed, {true, {}, threads, 0});
+                                                  }),
+                        Catch::Contains("file too short: blob of 100 bytes"));
+      CHECK_FALSE(std::filesystem::exists(files.out));
+    }
   }
 }

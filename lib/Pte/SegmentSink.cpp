@@ -261,7 +261,12 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
       break; // no more threads: fewer do the work
     }
   }
-  work(true);
+  try {
+    work(true);
+  } catch (...) { // outside a run (no memory for the file cache): the helpers finish first
+    for (std::thread &helper : helpers) helper.join();
+    throw;
+  }
   for (std::thread &helper : helpers) helper.join();
   if (error) std::rethrow_exception(error);
   output->finish(base + total);

@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   app.add_option("--delegate-alignment", options.delegateAlignment, "alignment of inline delegate data (power of two)");
   app.add_flag("--inline-delegates", options.inlineDelegates, "keep delegate blobs inside the flatbuffer");
   app.add_option("--threads", options.threads,
-                 "threads that gather and write the weights into a file output (0 = one per core, at most 4; "
+                 "threads that gather and write the weights (0 = one per core, at most 4; "
                  "the bytes are the same for any number)")
       ->check(CLI::Range(0u, 256u));
   app.add_flag("--emit-stacktraces", emitOptions.emitStacktraces,

@@ -207,8 +207,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
   // before it all run, so the error reported is the first one a single
   // thread would have met.
   std::atomic<size_t> firstFailed{SIZE_MAX};
-  std::mutex errorMutex;
-  size_t errorRun = SIZE_MAX;
+  std::mutex errorMutex; // guards `error` and the stores to firstFailed
   std::exception_ptr error;
   uint64_t reported = 0; // the calling thread's last progress figure
   auto work = [&](bool reports) {
@@ -244,8 +243,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
         sink.flush();
       } catch (...) {
         std::lock_guard<std::mutex> lock(errorMutex);
-        if (r < errorRun) {
-          errorRun = r;
+        if (r < firstFailed.load()) {
           error = std::current_exception();
           firstFailed = r;
         }

@@ -127,10 +127,11 @@ protected:
     size_t size = size_t(count);
     if (size >= active_.size() && noThread_) {
       // Without a second thread big pieces are written from the caller's
-      // memory. With one they are copied into its buffers like small ones:
-      // the copy costs less than the kernel's copy into fresh page-cache pages
-      // that it moves off this thread (exir-emit of 1.9 GB of weights, where
-      // this thread gathers and transposes them meanwhile).
+      // memory. With one they are copied into its buffers like small ones, so
+      // the writes stay in order. (Large weights do not come this way: exir-emit
+      // writes them at their offsets from the threads that make them,
+      // pte::writeSegmentData, because the kernel's copy of bytes another vCPU
+      // had just written was several times slower here.)
       drain();
       putAt(data, size, offset_);
       offset_ += size;

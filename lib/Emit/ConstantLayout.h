@@ -41,6 +41,12 @@ bool transposeKernelAvailable(TransposeKernel kernel);
 void transpose2dWith(TransposeKernel kernel, const void *in, void *out, size_t rows, size_t cols,
                      size_t inRowStride, size_t outRowStride, size_t elem);
 
+/// How this thread last read the storage of a large non-dense view while
+/// streaming it (tests: each way must give the same bytes, and a sparse
+/// storage must not be read whole).
+enum class StorageRead { None, Buffered, Mapped, Sparse, Whole };
+StorageRead lastStorageRead();
+
 /// The bytes of `c` laid out densely in `dimOrder`. A dense view is a range of
 /// the storage (the whole DataRef, CRC-checked while streaming, when it covers
 /// it exactly); any other view is gathered in memory from the storage. `what`

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace exir;
@@ -163,10 +164,22 @@ TEST_CASE("a view that reads past its data reference names the constant", "[emit
   CHECK_FALSE(view({2, 2}, {1}, 0).storageBytesNeeded());
 }
 
-TEST_CASE("a large transposed view is gathered alike from a mapping and from streamed reads", "[emit][constants]") {
-  // The storage at an offset that is not page aligned, CRC-checked: gathered
-  // from a mapping. With a wrong CRC, or with a hole in the storage (a sparse
-  // weights file), the streamed read takes over: the error, or the same bytes.
+namespace {
+/// Whether `path` has a hole (the file system keeps them: tmpfs and ext4 do).
+bool hasHole(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  off_t hole = ::lseek(fd, 0, SEEK_HOLE), size = ::lseek(fd, 0, SEEK_END);
+  ::close(fd);
+  return hole >= 0 && hole < size;
+}
+} // namespace
+
+TEST_CASE("a large transposed view is gathered alike from a buffer, from its data extents and from streamed reads",
+          "[emit][constants]") {
+  // The storage at an offset that is not page aligned, CRC-checked: read into
+  // the thread's buffer (up to 64 MiB; larger storages are mapped) and
+  // gathered there. With a wrong CRC the streamed read takes over and reports
+  // it; with a hole in the storage (a sparse weights file) only its data is read.
   const int64_t rows = 600, cols = 520;
   std::vector<float> values(size_t(rows * cols));
   for (size_t i = 0; i < values.size(); ++i) values[i] = float(i % 1000 == 0 ? 0 : i);
@@ -182,6 +195,7 @@ TEST_CASE("a large transposed view is gathered alike from a mapping and from str
   for (int64_t i = 0; i < cols; ++i)
     for (int64_t j = 0; j < rows; ++j) want.append(storage, size_t((j * cols + i) * 4), 4);
   CHECK(emit::denseConstantBytes(t, {0, 1}, "w").bytes() == want);
+  CHECK(emit::lastStorageRead() == emit::StorageRead::Buffered);
   CHECK(emit::denseConstantBytes(t, {0, 1}, "w").readPart(1000, 77) == want.substr(1000, 77));
   t.data.crc32 = *t.data.crc32 ^ 1;
   CHECK_THROWS_WITH(emit::denseConstantBytes(t, {0, 1}, "constant 'w'").bytes(),
@@ -204,6 +218,72 @@ TEST_CASE("a large transposed view is gathered alike from a mapping and from str
   for (int64_t i = 0; i < cols; ++i)
     for (int64_t j = 0; j < rows; ++j) wantSparse.append(sparse, size_t((j * cols + i) * 4), 4);
   CHECK(emit::denseConstantBytes(s, {0, 1}, "w").bytes() == wantSparse);
+  CHECK(emit::lastStorageRead() == (hasHole(path) ? emit::StorageRead::Sparse : emit::StorageRead::Buffered));
   CHECK(emit::denseConstantBytes(s, {0, 1}, "w").readPart(0, 4096) == wantSparse.substr(0, 4096));
+  std::filesystem::remove(path);
+}
+
+
+TEST_CASE("a transposed view of a sparse storage reads its data extents only", "[emit][constants]") {
+  // Holes before, between and after two data extents, the storage 100 bytes
+  // into its file: gathered from an anonymous mapping where only the extents
+  // are read; the CRC-32 covers extents and holes alike.
+  const int64_t rows = 600, cols = 520;
+  const size_t size = size_t(rows * cols * 4);
+  std::string storage(size, '\0');
+  struct Extent {
+    size_t at, length;
+  };
+  const Extent extents[] = {{256 << 10, 100 << 10}, {656 << 10, 8 << 10}};
+  for (const Extent &e : extents)
+    for (size_t i = 0; i < e.length; ++i) storage[e.at + i] = char(1 + (i * 7 + e.at) % 251);
+  const std::string prefix(100, 'p');
+  std::string path = (std::filesystem::temp_directory_path() / ("exir-sparse-" + std::to_string(::getpid()))).string();
+  auto writeFile = [&](bool withData) {
+    std::filesystem::remove(path);
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(prefix.data(), std::streamsize(prefix.size()));
+      for (const Extent &e : extents) {
+        if (!withData) break;
+        out.seekp(std::streamoff(prefix.size() + e.at));
+        out.write(storage.data() + e.at, std::streamsize(e.length));
+      }
+    }
+    std::filesystem::resize_file(path, prefix.size() + size); // the trailing hole
+  };
+  auto viewOf = [&](const std::string &bytes) {
+    ConstantTensor v = view({cols, rows}, {1, cols}, 0);
+    v.data.file = path;
+    v.data.offset = prefix.size();
+    v.data.length = size;
+    v.data.crc32 = crc32Update(0, bytes);
+    return v;
+  };
+  auto transposed = [&](const std::string &bytes) {
+    std::string out;
+    for (int64_t i = 0; i < cols; ++i)
+      for (int64_t j = 0; j < rows; ++j) out.append(bytes, size_t((j * cols + i) * 4), 4);
+    return out;
+  };
+  // Where the file system keeps no holes the file is dense and is buffered.
+  auto expectedRead = [&] { return hasHole(path) ? emit::StorageRead::Sparse : emit::StorageRead::Buffered; };
+
+  writeFile(true);
+  ConstantTensor v = viewOf(storage);
+  CHECK(emit::denseConstantBytes(v, {0, 1}, "w").bytes() == transposed(storage));
+  CHECK(emit::lastStorageRead() == expectedRead());
+
+  // A CRC-32 that does not match: the streamed read reports it.
+  v.data.crc32 = *v.data.crc32 ^ 1;
+  CHECK_THROWS_WITH(emit::denseConstantBytes(v, {0, 1}, "constant 'w'").bytes(),
+                    Catch::Contains("constant 'w'") && Catch::Contains("changed since they were referenced"));
+  CHECK(emit::lastStorageRead() == emit::StorageRead::Whole);
+
+  // A storage that is one hole: zeros.
+  writeFile(false);
+  const std::string zeros(size, '\0');
+  CHECK(emit::denseConstantBytes(viewOf(zeros), {0, 1}, "w").bytes() == zeros);
+  CHECK(emit::lastStorageRead() == expectedRead());
   std::filesystem::remove(path);
 }

@@ -460,6 +460,21 @@ struct StorageBuffer {
 };
 thread_local StorageBuffer storageBuffer;
 
+/// The storage's file, open, when the storage is a non-empty range of a
+/// regular file that holds all of it (mapping past the end of a file would
+/// fault with SIGBUS instead of failing); -1 otherwise.
+int openStorageFile(const pte::BlobSource &storage) {
+  if (!storage.isFile() || storage.size() == 0) return -1;
+  int fd = ::open(storage.path().c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+                  storage.offset() + storage.size() > uint64_t(st.st_size))) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 /// Reads the storage's file range into a reused buffer in pieces of a few
 /// hundred KiB, checking each piece's CRC-32 while it is still in the cache
 /// (over a mapping the CRC pass was the first, uncached read of every byte,
@@ -471,13 +486,11 @@ thread_local StorageBuffer storageBuffer;
 bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
                     const std::function<void(std::string_view)> &sink) {
   uint64_t offset = storage.offset(), length = storage.size();
-  if (!storage.isFile() || length == 0 || length > kBufferedMax) return false;
-  int fd = ::open(storage.path().c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = length > kBufferedMax ? -1 : openStorageFile(storage);
   if (fd < 0) return false;
-  struct stat st;
-  // A sparse weights file's holes are left to the streamed read, which skips them.
-  off_t hole = ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ? -1 : ::lseek(fd, off_t(offset), SEEK_HOLE);
-  if (hole < 0 || offset + length > uint64_t(st.st_size) || uint64_t(hole) < offset + length) {
+  // A sparse weights file's holes are left to gatherSparse, which skips them.
+  off_t hole = ::lseek(fd, off_t(offset), SEEK_HOLE);
+  if (hole < 0 || uint64_t(hole) < offset + length) {
     ::close(fd);
     return false;
   }
@@ -501,6 +514,16 @@ bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const Vi
   return true;
 }
 
+/// Unmaps on every way out (gather may throw from the sink).
+struct Unmapper {
+  void *at;
+  size_t size;
+  Unmapper(void *at, size_t size) : at(at), size(size) {}
+  Unmapper(const Unmapper &) = delete;
+  Unmapper &operator=(const Unmapper &) = delete;
+  ~Unmapper() { ::munmap(at, size); }
+};
+
 /// Gathers `v` straight from a read-only mapping of the storage's file range,
 /// its CRC-32 checked on the mapping: no copy of the storage into a buffer
 /// (pread's copy was a sixth of exir-emit on a 2 GB model). False, having fed
@@ -508,16 +531,13 @@ bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const Vi
 /// the caller's streamed read then reports the error as it always has.
 bool gatherMapped(const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
                   const std::function<void(std::string_view)> &sink) {
-  if (!storage.isFile() || storage.size() == 0) return false;
-  int fd = ::open(storage.path().c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = openStorageFile(storage);
   if (fd < 0) return false;
-  struct stat st;
   uint64_t offset = storage.offset(), length = storage.size();
-  // Mapping past the end of the file would fault (SIGBUS) instead of failing.
-  // A range with holes (a sparse weights file) is left to the streamed read,
-  // which skips them; mapped, each hole page would be allocated and zeroed.
-  off_t hole = ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ? -1 : ::lseek(fd, off_t(offset), SEEK_HOLE);
-  if (hole < 0 || offset + length > uint64_t(st.st_size) || uint64_t(hole) < offset + length) {
+  // A range with holes (a sparse weights file) is left to gatherSparse:
+  // mapped, each hole page would be allocated and zeroed.
+  off_t hole = ::lseek(fd, off_t(offset), SEEK_HOLE);
+  if (hole < 0 || uint64_t(hole) < offset + length) {
     ::close(fd);
     return false;
   }
@@ -529,17 +549,10 @@ bool gatherMapped(const pte::BlobSource &storage, const DataRef &ref, const View
   void *map = ::mmap(nullptr, size_t(skip + length), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(start));
   ::close(fd);
   if (map == MAP_FAILED) return false;
+  Unmapper unmap{map, size_t(skip + length)};
   const char *bytes = static_cast<const char *>(map) + skip;
   bool ok = !ref.crc32 || crc32Update(0, std::string_view(bytes, size_t(length))) == *ref.crc32;
-  if (ok) {
-    try {
-      gather(bytes, v, sink);
-    } catch (...) {
-      ::munmap(map, size_t(skip + length));
-      throw;
-    }
-  }
-  ::munmap(map, size_t(skip + length));
+  if (ok) gather(bytes, v, sink);
   return ok;
 }
 
@@ -554,18 +567,15 @@ bool gatherMapped(const pte::BlobSource &storage, const DataRef &ref, const View
 /// way or does not check out (the streamed read then reports the error).
 bool gatherSparse(const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
                   const std::function<void(std::string_view)> &sink) {
-  if (!storage.isFile() || storage.size() == 0) return false;
-  int fd = ::open(storage.path().c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = openStorageFile(storage);
   if (fd < 0) return false;
-  struct stat st;
   const uint64_t offset = storage.offset(), length = storage.size(), end = offset + length;
-  void *map = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && end <= uint64_t(st.st_size)
-                  ? ::mmap(nullptr, size_t(length), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                  : MAP_FAILED;
+  void *map = ::mmap(nullptr, size_t(length), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) {
     ::close(fd);
     return false;
   }
+  Unmapper unmap{map, size_t(length)};
   // A hint only: holes then read as the huge zero page, a fault per 2 MiB instead of per 4 KiB.
   ::madvise(map, size_t(length), MADV_HUGEPAGE);
   char *bytes = static_cast<char *>(map);
@@ -586,15 +596,7 @@ bool gatherSparse(const pte::BlobSource &storage, const DataRef &ref, const View
   }
   ::close(fd);
   ok = ok && (!ref.crc32 || crc == *ref.crc32);
-  if (ok) {
-    try {
-      gather(bytes, v, sink);
-    } catch (...) {
-      ::munmap(map, size_t(length));
-      throw;
-    }
-  }
-  ::munmap(map, size_t(length));
+  if (ok) gather(bytes, v, sink);
   return ok;
 }
 

@@ -223,7 +223,6 @@ TEST_CASE("a large transposed view is gathered alike from a buffer, from its dat
   std::filesystem::remove(path);
 }
 
-
 TEST_CASE("a transposed view of a sparse storage reads its data extents only", "[emit][constants]") {
   // Holes before, between and after two data extents, the storage 100 bytes
   // into its file: gathered from an anonymous mapping where only the extents

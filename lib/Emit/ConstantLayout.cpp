@@ -460,45 +460,49 @@ struct StorageBuffer {
 };
 thread_local StorageBuffer storageBuffer;
 
-/// The storage's file, open, when the storage is a non-empty range of a
-/// regular file that holds all of it (mapping past the end of a file would
-/// fault with SIGBUS instead of failing); -1 otherwise.
-int openStorageFile(const pte::BlobSource &storage) {
-  if (!storage.isFile() || storage.size() == 0) return -1;
-  int fd = ::open(storage.path().c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-                  storage.offset() + storage.size() > uint64_t(st.st_size))) {
-    ::close(fd);
-    return -1;
+/// The storage's file, opened once for whichever reader below serves it:
+/// `fd` is -1 unless the storage is a non-empty range of a regular file that
+/// holds all of it (mapping past the end of a file would fault with SIGBUS
+/// instead of failing). `holes`: the range has some (a sparse weights file).
+struct StorageFile {
+  int fd = -1;
+  bool holes = false;
+  explicit StorageFile(const pte::BlobSource &storage) {
+    if (!storage.isFile() || storage.size() == 0) return;
+    fd = ::open(storage.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    uint64_t end = storage.offset() + storage.size();
+    off_t hole = ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || end > uint64_t(st.st_size)
+                     ? -1
+                     : ::lseek(fd, off_t(storage.offset()), SEEK_HOLE);
+    if (hole < 0) {
+      ::close(fd);
+      fd = -1;
+      return;
+    }
+    holes = uint64_t(hole) < end;
   }
-  return fd;
-}
+  StorageFile(const StorageFile &) = delete;
+  StorageFile &operator=(const StorageFile &) = delete;
+  ~StorageFile() {
+    if (fd >= 0) ::close(fd);
+  }
+};
 
 /// Reads the storage's file range into a reused buffer in pieces of a few
 /// hundred KiB, checking each piece's CRC-32 while it is still in the cache
 /// (over a mapping the CRC pass was the first, uncached read of every byte,
 /// and the mapping's page-table set-up and tear-down cost more than the copy),
 /// then gathers `v` from the buffer, which the cache mostly still holds. False,
-/// having fed nothing to `sink`, when the range is larger than kBufferedMax,
-/// has holes, cannot be read or does not check out: the caller then maps it or
-/// reports the error from its streamed read.
-bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
+/// having fed nothing to `sink`, when the range (one without holes, `fd` its
+/// file) is larger than kBufferedMax, cannot be read or does not check out:
+/// the caller then maps it or reports the error from its streamed read.
+bool gatherBuffered(int fd, const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
                     const std::function<void(std::string_view)> &sink) {
   uint64_t offset = storage.offset(), length = storage.size();
-  int fd = length > kBufferedMax ? -1 : openStorageFile(storage);
-  if (fd < 0) return false;
-  // A sparse weights file's holes are left to gatherSparse, which skips them.
-  off_t hole = ::lseek(fd, off_t(offset), SEEK_HOLE);
-  if (hole < 0 || uint64_t(hole) < offset + length) {
-    ::close(fd);
-    return false;
-  }
-  char *buffer = storageBuffer.get(length);
-  if (!buffer) {
-    ::close(fd);
-    return false;
-  }
+  char *buffer = length > kBufferedMax ? nullptr : storageBuffer.get(length);
+  if (!buffer) return false;
   constexpr uint64_t kPiece = uint64_t(256) << 10; // in L2 while its CRC is taken
   uint32_t crc = 0;
   bool ok = true;
@@ -508,7 +512,6 @@ bool gatherBuffered(const pte::BlobSource &storage, const DataRef &ref, const Vi
     if (ok) crc = crc32Update(crc, std::string_view(buffer + at, piece));
     at += piece;
   }
-  ::close(fd);
   if (!ok || (ref.crc32 && crc != *ref.crc32)) return false;
   gather(buffer, v, sink);
   return true;
@@ -529,25 +532,15 @@ struct Unmapper {
 /// (pread's copy was a sixth of exir-emit on a 2 GB model). False, having fed
 /// nothing to `sink`, when the range cannot be mapped or does not check out:
 /// the caller's streamed read then reports the error as it always has.
-bool gatherMapped(const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
+bool gatherMapped(int fd, const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
                   const std::function<void(std::string_view)> &sink) {
-  int fd = openStorageFile(storage);
-  if (fd < 0) return false;
   uint64_t offset = storage.offset(), length = storage.size();
-  // A range with holes (a sparse weights file) is left to gatherSparse:
-  // mapped, each hole page would be allocated and zeroed.
-  off_t hole = ::lseek(fd, off_t(offset), SEEK_HOLE);
-  if (hole < 0 || uint64_t(hole) < offset + length) {
-    ::close(fd);
-    return false;
-  }
   // The mapping counts in the peak RSS: not on top of the buffer's 64 MB.
   storageBuffer.release();
   uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
   uint64_t start = offset / page * page, skip = offset - start;
   // MAP_POPULATE maps the cached pages in one go instead of one fault per page.
   void *map = ::mmap(nullptr, size_t(skip + length), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(start));
-  ::close(fd);
   if (map == MAP_FAILED) return false;
   Unmapper unmap{map, size_t(skip + length)};
   const char *bytes = static_cast<const char *>(map) + skip;
@@ -565,16 +558,11 @@ bool gatherMapped(const pte::BlobSource &storage, const DataRef &ref, const View
 /// The CRC-32 is taken over the extents read and the holes between them.
 /// False, having fed nothing to `sink`, when the range cannot be read this
 /// way or does not check out (the streamed read then reports the error).
-bool gatherSparse(const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
+bool gatherSparse(int fd, const pte::BlobSource &storage, const DataRef &ref, const ViewLayout &v,
                   const std::function<void(std::string_view)> &sink) {
-  int fd = openStorageFile(storage);
-  if (fd < 0) return false;
   const uint64_t offset = storage.offset(), length = storage.size(), end = offset + length;
   void *map = ::mmap(nullptr, size_t(length), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (map == MAP_FAILED) {
-    ::close(fd);
-    return false;
-  }
+  if (map == MAP_FAILED) return false;
   Unmapper unmap{map, size_t(length)};
   // A hint only: holes then read as the huge zero page, a fault per 2 MiB instead of per 4 KiB.
   ::madvise(map, size_t(length), MADV_HUGEPAGE);
@@ -584,17 +572,16 @@ bool gatherSparse(const pte::BlobSource &storage, const DataRef &ref, const View
   for (uint64_t at = offset; ok && at < end;) {
     // SEEK_DATA fails with ENXIO when only a hole is left before the end of the file.
     off_t data = ::lseek(fd, off_t(at), SEEK_DATA);
-    if (data < 0 && errno != ENXIO) ok = false;
+    if (data < 0 && errno != ENXIO) return false;
     uint64_t from = data < 0 ? end : std::min(end, uint64_t(data));
     crc = crc32UpdateZeros(crc, from - at);
-    if (!ok || from == end) break;
+    if (from == end) break;
     off_t hole = ::lseek(fd, data, SEEK_HOLE);
     uint64_t to = hole < 0 ? end : std::min(end, uint64_t(hole));
     ok = hole >= 0 && to > from && readAt(fd, bytes + (from - offset), size_t(to - from), from) == to - from;
     if (ok) crc = crc32Update(crc, std::string_view(bytes + (from - offset), size_t(to - from)));
     at = to;
   }
-  ::close(fd);
   ok = ok && (!ref.crc32 || crc == *ref.crc32);
   if (ok) gather(bytes, v, sink);
   return ok;
@@ -699,9 +686,16 @@ pte::BlobSource denseConstantBytes(const ConstantTensor &c, const std::vector<ui
   auto storage = std::make_shared<const pte::BlobSource>(wholeReference(c.data, what));
   auto shared = std::make_shared<const ViewLayout>(std::move(layout));
   generator->produce = [storage, ref = c.data, shared](const std::function<void(std::string_view)> &sink) {
-    if (gatherBuffered(*storage, ref, *shared, sink)) return void(lastRead = StorageRead::Buffered);
-    if (gatherMapped(*storage, ref, *shared, sink)) return void(lastRead = StorageRead::Mapped);
-    if (gatherSparse(*storage, ref, *shared, sink)) return void(lastRead = StorageRead::Sparse);
+    // A range with holes is never mapped or read whole: each hole page would
+    // be allocated and zeroed.
+    if (StorageFile file(*storage); file.fd >= 0) {
+      if (file.holes) {
+        if (gatherSparse(file.fd, *storage, ref, *shared, sink)) return void(lastRead = StorageRead::Sparse);
+      } else {
+        if (gatherBuffered(file.fd, *storage, ref, *shared, sink)) return void(lastRead = StorageRead::Buffered);
+        if (gatherMapped(file.fd, *storage, ref, *shared, sink)) return void(lastRead = StorageRead::Mapped);
+      }
+    }
     lastRead = StorageRead::Whole;
     // One buffer per thread for every storage: a fresh one per weight would
     // fault in (and zero) new pages for each of them.

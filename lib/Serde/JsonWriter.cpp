@@ -148,24 +148,30 @@ uint32_t decodeUtf8(std::string_view s, size_t &i) {
 } // namespace
 
 
+namespace {
+bool plainJsonByte(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
+/// The index of the first byte at or after `i` that needs escaping (s.size()
+/// if none). The word's mask gives that byte directly: stack traces (a few
+/// quotes and newlines in 80 bytes, one per node of a real export) used to
+/// rescan each word once per plain byte before the escape.
+size_t nextEscape(std::string_view s, size_t i) {
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (uint64_t mask = jsonWordEscapeMask(w)) return i + static_cast<size_t>(__builtin_ctzll(mask) >> 3);
+  }
+  while (i < s.size() && plainJsonByte(static_cast<unsigned char>(s[i]))) ++i;
+  return i;
+}
+} // namespace
+
 void appendJsonString(std::string &out, std::string_view s) {
   out += '"';
   size_t i = 0, runStart = 0;
-  while (i < s.size()) {
-    // Skip 8 plain bytes at a time; most names and metadata need no escaping.
-    while (i + 8 <= s.size()) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      if (jsonWordNeedsEscape(w)) break;
-      i += 8;
-    }
-    if (i >= s.size()) break;
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
+  while ((i = nextEscape(s, i)) < s.size()) {
     out.append(s.data() + runStart, i - runStart);
+    unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
     case '"': out += "\\\""; ++i; break;
     case '\\': out += "\\\\"; ++i; break;

@@ -21,16 +21,22 @@
 
 namespace exir {
 
-/// True if any of the 8 bytes needs escaping: < 0x20, '"', '\\', or >= 0x7F.
-inline bool jsonWordNeedsEscape(uint64_t w) {
+/// The high bit of each of the 8 bytes (loaded little-endian) that needs
+/// escaping: < 0x20, '"', '\\', or >= 0x7F. A borrow can also mark bytes after
+/// a marked one, never before it, so the lowest mark is always the first byte
+/// to escape.
+inline uint64_t jsonWordEscapeMask(uint64_t w) {
   constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   auto hasZeroByte = [](uint64_t v) { return (v - ones) & ~v & highs; };
   uint64_t control = (w - ones * 0x20) & ~w & highs; // bytes < 0x20 (for bytes < 0x80)
   uint64_t quote = hasZeroByte(w ^ (ones * '"'));
   uint64_t backslash = hasZeroByte(w ^ (ones * '\\'));
   uint64_t del = hasZeroByte(w ^ (ones * 0x7F));
-  return (control | quote | backslash | del | (w & highs)) != 0;
+  return control | quote | backslash | del | (w & highs);
 }
+
+/// True if any of the 8 bytes needs escaping.
+inline bool jsonWordNeedsEscape(uint64_t w) { return jsonWordEscapeMask(w) != 0; }
 
 class JsonWriter {
 public:

@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 using namespace exir;
@@ -444,4 +445,43 @@ TEST_CASE("JsonWriter escapes a special byte at any position of short and long s
   std::string plain = "[";
   for (size_t length = 0; length <= 24; ++length) plain += (length ? ", \"" : "\"") + std::string(length, '~') + "\"";
   CHECK(w.str() == plain + "]");
+}
+
+TEST_CASE("JsonWriter escapes runs of special bytes next to the bytes a word check may misflag",
+          "[serde][json-writer]") {
+  // The word check marks the first byte to escape exactly but may also mark
+  // bytes after it (' ' after a control byte, '#' after '"', ']' after '\\');
+  // every string here is compared with a byte-at-a-time reference.
+  const char alphabet[] = {'a', ' ', '!', '"', '#', '\\', ']', '\n', '\x1f', '\x01', '~', '\x7f', '\t'};
+  auto reference = [](const std::string &s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      if (c == '"') out += "\\\"";
+      else if (c == '\\') out += "\\\\";
+      else if (c == '\n') out += "\\n";
+      else if (c == '\t') out += "\\t";
+      else if (c < 0x20 || c == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else out += char(c);
+    }
+    return out + "\"";
+  };
+  uint32_t state = 12345;
+  for (int round = 0; round < 3000; ++round) {
+    state = state * 1103515245u + 12345u;
+    std::string s(size_t(state >> 16) % 41, 'a');
+    for (char &c : s) {
+      state = state * 1103515245u + 12345u;
+      c = alphabet[(state >> 16) % sizeof alphabet];
+    }
+    JsonWriter w;
+    w.string(s);
+    std::string text;
+    appendJsonString(text, s);
+    INFO("round " << round);
+    CHECK(w.str() == reference(s));
+    CHECK(text == reference(s));
+  }
 }

@@ -17,6 +17,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace exir {
@@ -38,6 +39,20 @@ inline uint64_t jsonWordEscapeMask(uint64_t w) {
 /// True if any of the 8 bytes needs escaping.
 inline bool jsonWordNeedsEscape(uint64_t w) { return jsonWordEscapeMask(w) != 0; }
 
+/// An object key written as a literal in the source. The check that it needs
+/// no escaping runs when the caller is compiled (a literal that does is a
+/// compile error), so writing it only copies its bytes: the schema writers'
+/// keys are most of the keys of a program, and the check was most of the cost
+/// of writing one ("is_hop_single_tensor_return": four words).
+struct JsonKey {
+  template <size_t N> consteval JsonKey(const char (&literal)[N]) : text(literal, N - 1) {
+    for (char c : text)
+      if (c < 0x20 || c == 0x7F || c == '"' || c == '\\' || static_cast<unsigned char>(c) >= 0x80)
+        throw "a literal JSON key must be printable ASCII without quotes or backslashes";
+  }
+  std::string_view text;
+};
+
 class JsonWriter {
 public:
   JsonWriter() { buffer_.resize(1 << 16); }
@@ -47,24 +62,17 @@ public:
   void beginArray() { open('['); }
   void endArray() { close(']'); }
 
-  /// Writes an object key; the next value call writes its value.
-  void key(std::string_view name) {
-    // One reservation for separator, quotes, name and ": " (keys are written
-    // a few million times per 100k-node program).
-    if (!needsEscape(name)) {
-      char *p = room(name.size() + 6);
-      char *start = p;
-      if (!first_.back()) *p++ = ',', *p++ = ' ';
-      *p++ = '"';
-      std::memcpy(p, name.data(), name.size());
-      p += name.size();
-      *p++ = '"', *p++ = ':', *p++ = ' ';
-      size_ += static_cast<size_t>(p - start);
-    } else {
-      if (!first_.back()) put(", ", 2);
-      putEscaped(name);
-      put(": ", 2);
-    }
+  /// Writes an object key; the next value call writes its value. A literal
+  /// key is checked for bytes to escape when the caller is compiled (JsonKey);
+  /// any other is checked here.
+  [[gnu::always_inline]] void key(JsonKey name) { plainKey(name.text); }
+  template <class S, std::enable_if_t<!std::is_array_v<std::remove_cvref_t<S>>, int> = 0>
+  void key(const S &name) {
+    std::string_view text(name);
+    if (!needsEscape(text)) return plainKey(text);
+    if (!first_.back()) put(", ", 2);
+    putEscaped(text);
+    put(": ", 2);
     first_.back() = false;
     afterKey_ = true;
   }
@@ -86,9 +94,15 @@ public:
   void string(std::string_view s);
 
   /// Convenience: key + value.
-  void field(std::string_view name, std::string_view s) { key(name); string(s); }
-  void fieldInt(std::string_view name, int64_t v) { key(name); integer(v); }
-  void fieldBool(std::string_view name, bool v) { key(name); boolean(v); }
+  void field(JsonKey name, std::string_view s) { key(name); string(s); }
+  void fieldInt(JsonKey name, int64_t v) { key(name); integer(v); }
+  void fieldBool(JsonKey name, bool v) { key(name); boolean(v); }
+  template <class S, std::enable_if_t<!std::is_array_v<std::remove_cvref_t<S>>, int> = 0>
+  void field(const S &name, std::string_view s) { key(name); string(s); }
+  template <class S, std::enable_if_t<!std::is_array_v<std::remove_cvref_t<S>>, int> = 0>
+  void fieldInt(const S &name, int64_t v) { key(name); integer(v); }
+  template <class S, std::enable_if_t<!std::is_array_v<std::remove_cvref_t<S>>, int> = 0>
+  void fieldBool(const S &name, bool v) { key(name); boolean(v); }
 
   /// The text written so far.
   std::string_view str() const { return {buffer_.data(), size_}; }
@@ -129,6 +143,21 @@ public:
   }
 
 private:
+  /// Writes a key that needs no escaping. One reservation for separator,
+  /// quotes, name and ": " (keys are written a few million times per
+  /// 100k-node program). Inlined: for a literal the copy has a known size.
+  [[gnu::always_inline]] void plainKey(std::string_view name) {
+    char *p = room(name.size() + 6);
+    char *start = p;
+    if (!first_.back()) *p++ = ',', *p++ = ' ';
+    *p++ = '"';
+    std::memcpy(p, name.data(), name.size());
+    p += name.size();
+    *p++ = '"', *p++ = ':', *p++ = ' ';
+    size_ += static_cast<size_t>(p - start);
+    first_.back() = false;
+    afterKey_ = true;
+  }
   void open(char c) {
     beforeValue();
     put(c);
@@ -151,11 +180,14 @@ private:
   }
   /// Pointer to `n` writable bytes at the end (commit them with size_ += k).
   char *room(size_t n) {
-    if (size_ + n > buffer_.size()) {
-      flush();
-      if (size_ + n > buffer_.size()) buffer_.resize(std::max(buffer_.size() * 2, size_ + n));
-    }
+    if (size_ + n > buffer_.size()) [[unlikely]]
+      makeRoom(n);
     return buffer_.data() + size_;
+  }
+  /// room()'s rare path, out of line so that room() inlines small.
+  [[gnu::noinline]] void makeRoom(size_t n) {
+    flush();
+    if (size_ + n > buffer_.size()) buffer_.resize(std::max(buffer_.size() * 2, size_ + n));
   }
   void put(const char *p, size_t n) {
     std::memcpy(room(n), p, n);

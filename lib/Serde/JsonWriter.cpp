@@ -156,6 +156,11 @@ bool plainJsonByte(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' &
 /// quotes and newlines in 80 bytes, one per node of a real export) used to
 /// rescan each word once per plain byte before the escape.
 size_t nextEscape(std::string_view s, size_t i) {
+#ifdef __SSE2__
+  for (; i + 16 <= s.size(); i += 16)
+    if (unsigned mask = jsonEscapeMask16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s.data() + i))))
+      return i + static_cast<size_t>(__builtin_ctz(mask));
+#endif
   for (; i + 8 <= s.size(); i += 8) {
     uint64_t w;
     std::memcpy(&w, s.data() + i, 8);

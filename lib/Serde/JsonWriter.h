@@ -20,6 +20,10 @@
 #include <type_traits>
 #include <vector>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace exir {
 
 /// The high bit of each of the 8 bytes (loaded little-endian) that needs
@@ -38,6 +42,16 @@ inline uint64_t jsonWordEscapeMask(uint64_t w) {
 
 /// True if any of the 8 bytes needs escaping.
 inline bool jsonWordNeedsEscape(uint64_t w) { return jsonWordEscapeMask(w) != 0; }
+
+#ifdef __SSE2__
+/// Bit i set if byte i of the 16 needs escaping. Exact per byte: the signed
+/// compare catches both bytes < 0x20 and bytes >= 0x80 (negative as int8).
+inline unsigned jsonEscapeMask16(__m128i v) {
+  __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+  __m128i more = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(special, more)));
+}
+#endif
 
 /// An object key written as a literal in the source. The check that it needs
 /// no escaping runs when the caller is compiled (a literal that does is a
@@ -214,6 +228,22 @@ private:
     const char *p = s.data();
     size_t n = s.size();
     uint64_t w;
+#ifdef __SSE2__
+    // 16 bytes per check (SSE2 is part of x86-64): a third of the
+    // instructions of two word checks.
+    if (n >= 16) {
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16)
+        if (jsonEscapeMask16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i)))) return true;
+      // The tail, overlapping checked bytes.
+      return i != n && jsonEscapeMask16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + n - 16)));
+    }
+    if (n >= 8) {
+      __m128i head = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));
+      __m128i tail = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p + n - 8));
+      return jsonEscapeMask16(_mm_unpacklo_epi64(head, tail)) != 0;
+    }
+#else
     if (n >= 8) {
       size_t i = 0;
       for (; i + 8 <= n; i += 8) {
@@ -224,6 +254,7 @@ private:
       std::memcpy(&w, p + n - 8, 8); // the tail, overlapping checked bytes
       return jsonWordNeedsEscape(w);
     }
+#endif
     if (n >= 4) {
       uint32_t head, tail;
       std::memcpy(&head, p, 4);

@@ -136,6 +136,15 @@ public:
     sink_ = std::move(sink);
     buffer_.resize(std::max(chunk, size_));
   }
+  /// Streams whole buffers instead: `exchange(buffer, size)` takes the filled
+  /// buffer (its first `size` bytes are the text) and returns one to fill
+  /// next, of any size (BufferHandoff: no copy of the text on its way out).
+  void streamBuffersTo(std::function<std::string(std::string &&, size_t)> exchange,
+                       size_t chunk = size_t(1) << 20) {
+    exchange_ = std::move(exchange);
+    chunk_ = chunk;
+    buffer_.resize(std::max(chunk, size_));
+  }
   /// Empties the writer and puts it inside a container that already has an
   /// element: what it writes next is text to splice() into another writer
   /// after that writer's items (see Serde/Parallel.h).
@@ -152,6 +161,13 @@ public:
   }
   /// Sends what is buffered to the sink given to streamTo().
   void flush() {
+    if (exchange_) {
+      if (size_ == 0) return;
+      buffer_ = exchange_(std::move(buffer_), size_);
+      size_ = 0;
+      if (buffer_.size() < chunk_) buffer_.resize(chunk_);
+      return;
+    }
     if (sink_ && size_ > 0) sink_(std::string_view(buffer_.data(), size_));
     if (sink_) size_ = 0;
   }
@@ -273,6 +289,8 @@ private:
   std::string scratch_;     // escaped strings and float reprs before they are copied
   bool afterKey_ = false;
   std::function<void(std::string_view)> sink_; // set by streamTo()
+  std::function<std::string(std::string &&, size_t)> exchange_; // set by streamBuffersTo()
+  size_t chunk_ = 0;
 };
 
 /// Appends repr(v) for a finite double, e.g. 1.0, 0.3, 1e-05, 1e+16.

@@ -71,7 +71,7 @@ template <typename Fail> void writeAll(int fd, const char *data, size_t size, Fa
 /// waiting; other descriptors (pipes, terminals) are written in order.
 class FdOutputBuffer : public std::streambuf {
 public:
-  FdOutputBuffer(int fd, std::string target) : fd_(fd), target_(std::move(target)), active_(kBufferBytes) {
+  FdOutputBuffer(int fd, std::string target) : fd_(fd), target_(std::move(target)), active_(kBufferBytes, '\0') {
     setp(active_.data(), active_.data() + active_.size());
     struct stat st;
     if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -112,6 +112,35 @@ public:
     if (::fstat(fd_, &st) != 0 || (uint64_t(st.st_size) < end && ::ftruncate(fd_, off_t(end)) != 0))
       throw Error("cannot write output file: " + errnoText(errno), target_);
     offset_ = end;
+  }
+  /// BufferHandoff::exchange.
+  std::string exchange(std::string &&filled, size_t size) {
+    drain(); // what the stream holds goes first
+    if (size == 0) return std::move(filled);
+    throwIfFailed();
+    // As in drain(): a thread only once a whole buffer's worth comes.
+    if (!writer_.joinable() && size >= kBufferBytes && !noThread_) startWriter();
+    if (!writer_.joinable()) {
+      putAt(filled.data(), size, offset_);
+      offset_ += size;
+      return std::move(filled);
+    }
+    std::string next;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      spaceFree_.wait(lock, [&] { return queue_.size() < kQueuedMax || error_; });
+      if (!error_) {
+        if (!spare_.empty()) {
+          next = std::move(spare_.back());
+          spare_.pop_back();
+        }
+        queue_.push_back(Chunk{std::move(filled), size, offset_});
+      }
+    }
+    work_.notify_one();
+    offset_ += size;
+    throwIfFailed();
+    return next;
   }
 
 protected:
@@ -182,7 +211,7 @@ private:
   static constexpr size_t kQueuedMax = 4; // buffers waiting for the writer
 
   struct Chunk {
-    std::vector<char> bytes;
+    std::string bytes;
     size_t size;
     uint64_t offset;
   };
@@ -198,7 +227,7 @@ private:
       std::unique_lock<std::mutex> lock(mutex_);
       spaceFree_.wait(lock, [&] { return queue_.size() < kQueuedMax || error_; });
       if (!error_) {
-        std::vector<char> next;
+        std::string next;
         if (!spare_.empty()) {
           next = std::move(spare_.back());
           spare_.pop_back();
@@ -294,7 +323,7 @@ private:
 
   int fd_;
   std::string target_;
-  std::vector<char> active_;
+  std::string active_;
   bool positional_ = false;
   std::atomic<bool> preallocate_{false};
   uint64_t offset_ = 0; // where the next byte goes
@@ -304,10 +333,20 @@ private:
   std::mutex mutex_;
   std::condition_variable work_, spaceFree_;
   std::deque<Chunk> queue_;
-  std::vector<std::vector<char>> spare_;
+  std::vector<std::string> spare_;
   bool writing_ = false, stop_ = false;
   int error_ = 0;
 };
+
+std::optional<BufferHandoff> BufferHandoff::of(std::ostream &out) {
+  auto *buffer = dynamic_cast<FdOutputBuffer *>(out.rdbuf());
+  if (!buffer || !out) return std::nullopt;
+  return BufferHandoff(buffer);
+}
+
+std::string BufferHandoff::exchange(std::string &&filled, size_t size) const {
+  return buffer_->exchange(std::move(filled), size);
+}
 
 std::optional<PositionalOutput> PositionalOutput::of(std::ostream &out) {
   auto *buffer = dynamic_cast<FdOutputBuffer *>(out.rdbuf());

@@ -100,6 +100,25 @@ private:
   uint64_t position_;
 };
 
+/// Hands whole buffers to an output stream that writeFileAtomically made,
+/// without copying them: the stream's writer thread writes the buffer itself
+/// and gives it back later as the buffer for a following exchange. The
+/// JSON writers fill 1 MiB buffers; copying each into the stream's own buffer
+/// was 3% of exir-plan's instructions at 100k nodes (213 MB of output).
+class BufferHandoff {
+public:
+  /// nullopt for a stream that is not such an output (a string stream).
+  static std::optional<BufferHandoff> of(std::ostream &out);
+  /// Queues filled[0, size) after everything written to the stream so far
+  /// and returns a buffer to fill next: empty, or of any size with any
+  /// contents. Throws exir::Error (a full disk).
+  std::string exchange(std::string &&filled, size_t size) const;
+
+private:
+  explicit BufferHandoff(FdOutputBuffer *buffer) : buffer_(buffer) {}
+  FdOutputBuffer *buffer_;
+};
+
 /// Flushes std::cout and throws exir::Error if anything written to it was lost
 /// (a full disk, /dev/full, a closed pipe without SIGPIPE).
 void flushStdout();

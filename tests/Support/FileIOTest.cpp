@@ -15,6 +15,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <thread>
@@ -65,9 +67,14 @@ int64_t firstDifference(const std::string &a, const std::string &b) {
 /// Writes 400 pseudo-random pieces to `out` and returns the bytes a sequential
 /// writer would leave: small pieces, pieces bigger than a buffer (1 MiB; written
 /// directly, beside the queued ones), bytes put one at a time, and (where
-/// `holes`) seeks that skip runs of zeros.
-std::string writeMixedPieces(std::ostream &out, bool holes) {
+/// `holes`) seeks that skip runs of zeros; with `handoff`, also whole buffers
+/// given to BufferHandoff (a recycled one may hold an earlier piece's bytes).
+std::string writeMixedPieces(std::ostream &out, bool holes, bool handoff = false) {
   std::string expected;
+  std::optional<BufferHandoff> exchange;
+  if (handoff) exchange = BufferHandoff::of(out);
+  REQUIRE(exchange.has_value() == handoff);
+  std::string buffer;
   uint64_t state = 12345;
   auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33; };
   for (int piece = 0; piece < 400; ++piece) {
@@ -83,7 +90,11 @@ std::string writeMixedPieces(std::ostream &out, bool holes) {
     if (!bytes.empty()) bytes[0] = char('A' + piece % 26); // each piece's start is visible
     if (kind == 2)
       for (char c : bytes) out.put(c); // one byte at a time, through overflow()
-    else
+    else if (kind == 3 && exchange) {
+      if (buffer.size() < bytes.size() + 7) buffer.resize(bytes.size() + 7, '?');
+      std::copy(bytes.begin(), bytes.end(), buffer.begin()); // what follows in it is not part of the output
+      buffer = exchange->exchange(std::move(buffer), bytes.size());
+    } else
       out.write(bytes.data(), std::streamsize(bytes.size()));
     expected += bytes;
   }
@@ -113,9 +124,39 @@ TEST_CASE("writeFileAtomically keeps the order of big outputs written from a sec
   CHECK(entriesIn(dir) == 1);
 }
 
+TEST_CASE("BufferHandoff's buffers land in order between the stream's writes", "[fileio]") {
+  // Buffers handed off go on the writer thread's queue (or are written at
+  // once before the thread starts) after whatever the stream still holds.
+  std::string dir = scratchDir("handoff");
+  std::string path = dir + "/big.bin";
+  std::string expected;
+  writeFileAtomically(path, [&](std::ostream &out) { expected = writeMixedPieces(out, /*holes=*/true, true); });
+  REQUIRE(expected.size() > (size_t(40) << 20));
+  std::string written = readFileOrStdin(path);
+  CHECK(written.size() == expected.size());
+  CHECK(firstDifference(written, expected) == -1);
+
+  // A small output: no thread, each buffer written as it comes.
+  std::string small = dir + "/small.txt";
+  writeFileAtomically(small, [&](std::ostream &out) {
+    std::optional<BufferHandoff> handoff = BufferHandoff::of(out);
+    REQUIRE(handoff);
+    out << "head ";
+    std::string buffer = "body and junk";
+    buffer = handoff->exchange(std::move(buffer), 4);
+    out << " tail";
+    buffer.assign("!", 1);
+    buffer = handoff->exchange(std::move(buffer), 1);
+    buffer = handoff->exchange(std::move(buffer), 0);
+  });
+  CHECK(readFileOrStdin(small) == "head body tail!");
+  std::ostringstream text;
+  CHECK_FALSE(BufferHandoff::of(text).has_value());
+}
+
 TEST_CASE("writeFileAtomically keeps the order of big outputs into a pipe", "[fileio]") {
-  // A FIFO has no offsets: queued buffers and direct big writes must reach it
-  // in the order they were produced.
+  // A FIFO has no offsets: queued buffers, direct big writes and handed-off
+  // buffers must reach it in the order they were produced.
   std::string dir = scratchDir("async-fifo");
   std::string fifo = dir + "/pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -130,7 +171,7 @@ TEST_CASE("writeFileAtomically keeps the order of big outputs into a pipe", "[fi
     ::close(fd);
   });
   std::string expected;
-  writeFileAtomically(fifo, [&](std::ostream &out) { expected = writeMixedPieces(out, /*holes=*/false); });
+  writeFileAtomically(fifo, [&](std::ostream &out) { expected = writeMixedPieces(out, /*holes=*/false, true); });
   reader.join();
   REQUIRE(expected.size() > (size_t(40) << 20));
   CHECK(received.size() == expected.size());

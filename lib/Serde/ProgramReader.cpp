@@ -637,7 +637,8 @@ void writeProgram(const Program &program, const std::string &path) {
   // Streamed in 1 MiB pieces: a 100k-node program is never held as one string.
   writeFileAtomically(path, [&](std::ostream &out) {
     JsonWriter writer;
-    if (std::optional<BufferHandoff> handoff = BufferHandoff::of(out))
+    std::optional<BufferHandoff> handoff = BufferHandoff::of(out); // outlives the writer's use of it
+    if (handoff)
       writer.streamBuffersTo([&](std::string &&filled, size_t size) { return handoff->exchange(std::move(filled), size); });
     else
       writer.streamTo([&](std::string_view text) { out.write(text.data(), std::streamsize(text.size())); });

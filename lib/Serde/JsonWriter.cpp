@@ -149,8 +149,6 @@ uint32_t decodeUtf8(std::string_view s, size_t &i) {
 
 
 namespace {
-bool plainJsonByte(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
-
 /// The index of the first byte at or after `i` that needs escaping (s.size()
 /// if none). The word's mask gives that byte directly: stack traces (a few
 /// quotes and newlines in 80 bytes, one per node of a real export) used to

@@ -53,6 +53,10 @@ inline unsigned jsonEscapeMask16(__m128i v) {
 }
 #endif
 
+/// True for a byte written as itself in a JSON string: printable ASCII other
+/// than '"' and '\\'.
+constexpr bool plainJsonByte(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
 /// An object key written as a literal in the source. The check that it needs
 /// no escaping runs when the caller is compiled (a literal that does is a
 /// compile error), so writing it only copies its bytes: the schema writers'
@@ -61,7 +65,7 @@ inline unsigned jsonEscapeMask16(__m128i v) {
 struct JsonKey {
   template <size_t N> consteval JsonKey(const char (&literal)[N]) : text(literal, N - 1) {
     for (char c : text)
-      if (c < 0x20 || c == 0x7F || c == '"' || c == '\\' || static_cast<unsigned char>(c) >= 0x80)
+      if (!plainJsonByte(static_cast<unsigned char>(c)))
         throw "a literal JSON key must be printable ASCII without quotes or backslashes";
   }
   std::string_view text;

@@ -118,29 +118,9 @@ public:
     drain(); // what the stream holds goes first
     if (size == 0) return std::move(filled);
     throwIfFailed();
-    // As in drain(): a thread only once a whole buffer's worth comes.
-    if (!writer_.joinable() && size >= kBufferBytes && !noThread_) startWriter();
-    if (!writer_.joinable()) {
-      putAt(filled.data(), size, offset_);
-      offset_ += size;
-      return std::move(filled);
-    }
-    std::string next;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      spaceFree_.wait(lock, [&] { return queue_.size() < kQueuedMax || error_; });
-      if (!error_) {
-        if (!spare_.empty()) {
-          next = std::move(spare_.back());
-          spare_.pop_back();
-        }
-        queue_.push_back(Chunk{std::move(filled), size, offset_});
-      }
-    }
-    work_.notify_one();
-    offset_ += size;
+    hand(filled, size, /*full=*/size >= kBufferBytes);
     throwIfFailed();
-    return next;
+    return std::move(filled);
   }
 
 protected:
@@ -222,6 +202,18 @@ private:
     size_t size = size_t(pptr() - pbase());
     if (size == 0) return;
     throwIfFailed();
+    hand(active_, size, full);
+    if (active_.size() < kBufferBytes) active_.resize(kBufferBytes);
+    setp(active_.data(), active_.data() + active_.size());
+    throwIfFailed();
+  }
+
+  /// Sends bytes[0, size) to offset_ and moves offset_ past them: queued for
+  /// the writer thread (started once a `full` buffer comes), which then owns
+  /// `bytes`, and `bytes` becomes a spare buffer (empty if there is none yet);
+  /// without the thread written here, and `bytes` stays. After a failed
+  /// write nothing is queued and `bytes` stays (throwIfFailed reports it).
+  void hand(std::string &bytes, size_t size, bool full) {
     if (!writer_.joinable() && full && !noThread_) startWriter();
     if (writer_.joinable()) {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -232,18 +224,15 @@ private:
           next = std::move(spare_.back());
           spare_.pop_back();
         }
-        queue_.push_back(Chunk{std::move(active_), size, offset_});
-        active_ = std::move(next);
+        queue_.push_back(Chunk{std::move(bytes), size, offset_});
+        bytes = std::move(next);
         lock.unlock();
         work_.notify_one();
-        if (active_.size() < kBufferBytes) active_.resize(kBufferBytes);
       }
     } else {
-      putAt(pbase(), size, offset_);
+      putAt(bytes.data(), size, offset_);
     }
     offset_ += size;
-    setp(active_.data(), active_.data() + active_.size());
-    throwIfFailed();
   }
 
   void startWriter() {

@@ -149,6 +149,8 @@ case("conv3d", "Conv3d", lambda: (nn.Conv3d(2, 3, 3, padding=1), (r(1, 2, 4, 4, 
 case("max_pool2d", "MaxPool2d 3/2/1 ceil_mode", lambda: (nn.MaxPool2d(3, 2, 1, ceil_mode=True), (r(1, 2, 8, 7),)))
 case("max_pool2d_dilation", "MaxPool2d dilation 2", lambda: (nn.MaxPool2d(2, 1, 0, dilation=2), (r(1, 2, 6, 6),)))
 case("max_pool1d", "MaxPool1d", lambda: (nn.MaxPool1d(2), (r(1, 3, 8),)))
+case("max_pool1d_stride", "MaxPool1d kernel 3, stride 2, padding 1, 3-D batch",
+     lambda: (nn.MaxPool1d(3, stride=2, padding=1), (r(2, 3, 9),)))
 case("avg_pool2d", "AvgPool2d 3/2/1 ceil, no pad counting", lambda: (nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False), (r(1, 2, 8, 7),)))
 case("avg_pool2d_divisor", "AvgPool2d divisor_override", lambda: (nn.AvgPool2d(2, divisor_override=3), (r(1, 2, 6, 6),)))
 case("adaptive_avg_pool2d_global", "AdaptiveAvgPool2d(1)", lambda: (nn.AdaptiveAvgPool2d(1), (r(2, 3, 5, 7),)))
@@ -177,6 +179,7 @@ def _bn_eval():
 case("batch_norm_eval", "BatchNorm2d eval with running stats", _bn_eval)
 case("batch_norm1d_eval", "BatchNorm1d eval on [N, C]", lambda: (nn.BatchNorm1d(5).eval(), (r(4, 5),)))
 case("instance_norm", "InstanceNorm2d affine", lambda: (nn.InstanceNorm2d(3, affine=True), (r(2, 3, 4, 4),)))
+case("instance_norm_plain", "InstanceNorm1d without affine", lambda: (nn.InstanceNorm1d(3), (r(2, 3, 7),)))
 # --- softmax and reductions -------------------------------------------------------
 fn("softmax", "softmax(dim=-1)", lambda x: torch.softmax(x, -1), lambda: r(2, 5))
 fn("softmax_large", "softmax of large values (stability)", lambda x: torch.softmax(x * 100, 1), lambda: r(2, 5))
@@ -192,11 +195,15 @@ fn("max_dim", "max(dim) -> values, indices", lambda x: tuple(torch.max(x, 1)), l
 fn("min_dim", "min(dim)", lambda x: torch.min(x, 0)[0], lambda: r(3, 5))
 fn("max_all", "max()", lambda x: x.max(), lambda: r(3, 5))
 fn("var_std", "var + std (unbiased)", lambda x: x.var(1) + x.std(1), lambda: r(3, 5))
+fn("std_biased", "std without correction, keepdim; std with correction=2",
+   lambda x: x.std(-1, unbiased=False, keepdim=True) + x.std(dim=(0, 2), correction=2, keepdim=True), lambda: r(3, 4, 5))
 fn("var_mean_biased", "var(unbiased=False)", lambda x: x.var((0, 1), unbiased=False), lambda: r(3, 5))
 fn("cumsum", "cumsum(dim=1)", lambda x: x.cumsum(1), lambda: r(3, 5))
 fn("cumsum_int", "cumsum of int64", lambda x: x.cumsum(0), lambda: ri(0, 5, 6))
 fn("prod", "prod(dim=1)", lambda x: x.prod(1), lambda: r(3, 4))
 fn("any_all", "any/all over a dim", lambda x: torch.any(x > 1, 1).int() + torch.all(x > -1, 1).int() * 2, lambda: r(3, 6))
+fn("all_keepdim", "all over a negative dim, keepdim, on a float tensor",
+   lambda x: torch.all(x, -1, keepdim=True).int(), lambda: torch.tensor([[1.0, 2.0, 0.0], [3.0, -1.0, 5.0]]))
 fn("logsumexp", "logsumexp", lambda x: torch.logsumexp(x, 1), lambda: r(3, 5))
 fn("norm", "linalg.vector_norm", lambda x: torch.linalg.vector_norm(x, dim=1), lambda: r(3, 5))
 fn("topk", "topk(3)", lambda x: tuple(torch.topk(x, 3)), lambda: r(2, 6))
@@ -212,6 +219,9 @@ fn("squeeze_unsqueeze", "squeeze / unsqueeze", lambda x: x.squeeze(1).unsqueeze(
 fn("flatten", "flatten(1)", lambda x: torch.flatten(x, 1), lambda: r(2, 3, 4))
 fn("cat", "cat dim 1", lambda x, y: torch.cat([x, y], 1), lambda: r(2, 3), lambda: r(2, 2))
 fn("stack", "stack dim 0", lambda x, y: torch.stack([x, y]), lambda: r(2, 3), lambda: r(2, 3))
+fn("stack_dims", "stack along dims 1, -1 and -2 of three tensors",
+   lambda x, y, z: torch.stack([x, y, z], 1).sum(0) + torch.stack([x, y, z], -1).sum(0).t()
+   + torch.stack([x, y, z], -2).sum(0), lambda: r(2, 3), lambda: r(2, 3), lambda: r(2, 3))
 fn("slice_step", "x[:, 1::2]", lambda x: x[:, 1::2] * 1, lambda: r(3, 8))
 fn("slice_neg", "x[-2:]", lambda x: x[-2:] * 1, lambda: r(5, 2))
 fn("select", "x[1]", lambda x: x[1] * 1, lambda: r(3, 4))
@@ -237,6 +247,8 @@ fn("repeat", "repeat", lambda x: x.repeat(2, 3), lambda: r(2, 2))
 fn("flip", "flip dims", lambda x: torch.flip(x, [0, 1]), lambda: r(2, 3))
 fn("roll", "roll", lambda x: torch.roll(x, 2, 1), lambda: r(2, 5))
 fn("tril_triu", "tril + triu", lambda x: torch.tril(x) + torch.triu(x, 1) * 2, lambda: r(4, 4))
+fn("tril_triu_batched", "tril(-1) + triu(2) on [2, 3, 5]",
+   lambda x: torch.tril(x, -1) + torch.triu(x, 2) * 3, lambda: r(2, 3, 5))
 fn("clone_contiguous", "permute().contiguous()", lambda x: x.permute(1, 0).contiguous(), lambda: r(2, 3))
 fn("to_int32", "to(int32)", lambda x: (x * 10).to(torch.int32), lambda: r(5))
 fn("to_float64", "to(float64) and back", lambda x: (x.to(torch.float64) * 3).to(torch.float32), lambda: r(5))
@@ -251,6 +263,7 @@ fn("zeros_ones_like", "zeros_like + ones_like", lambda x: torch.zeros_like(x) + 
 fn("new_ones", "x.new_ones", lambda x: x.new_ones((2, 3)) + x, lambda: r(3))
 fn("scalar_tensor", "torch.tensor(2.5) * x", lambda x: x * torch.scalar_tensor(2.5), lambda: r(3))
 fn("eye", "eye(3) + x", lambda x: torch.eye(3) + x, lambda: r(3, 3))
+fn("eye_int", "eye(4, dtype=int64) * x", lambda x: torch.eye(4, dtype=torch.int64) * x, lambda: ri(1, 9, 4, 4))
 fn("full_like_int", "full_like int", lambda x: torch.full_like(x, 4) + x, lambda: ri(0, 3, 4))
 # --- attention and recurrent -----------------------------------------------------------
 fn("sdpa", "scaled_dot_product_attention", F.scaled_dot_product_attention, lambda: r(1, 2, 4, 8), lambda: r(1, 2, 5, 8), lambda: r(1, 2, 5, 8))

@@ -432,13 +432,13 @@ UNARY_FLOAT = """acos acosh asin asinh atan atanh cos cosh erf exp expm1 log log
 reciprocal rsqrt sigmoid sin sinh sqrt tan tanh logit""".split()
 FLOAT_ONLY = """_log_softmax _softmax gelu glu elu leaky_relu
 _adaptive_avg_pool2d _adaptive_avg_pool3d adaptive_avg_pool1d adaptive_avg_pool2d
-_adaptive_avg_pool2d_backward avg_pool2d_backward var.dim var.correction _pdist_forward
+_adaptive_avg_pool2d_backward avg_pool2d_backward var.dim var.correction std.dim std.correction _pdist_forward
 _cdist_forward silu hardswish hardsigmoid softplus softmax.int log_softmax.int
 upsample_bilinear2d.vec upsample_nearest2d.vec upsample_bilinear2d upsample_nearest2d
 _upsample_bilinear2d_aa grid_sampler_2d col2im atan2 linalg_vector_norm logsumexp mse_loss
 native_dropout dropout scaled_dot_product_attention conv1d conv2d conv3d conv1d.padding
 conv2d.padding conv3d.padding conv_transpose1d conv_transpose2d.input conv_transpose3d.input
-convolution_backward prelu layer_norm group_norm batch_norm cross_entropy_loss max_pool1d
+convolution_backward prelu layer_norm group_norm instance_norm batch_norm cross_entropy_loss max_pool1d
 max_pool2d""".split()
 MATMUL = """mm bmm addmm baddbmm matmul linear""".split()
 POOL = """avg_pool1d avg_pool2d avg_pool3d""".split()
@@ -456,7 +456,7 @@ dim_order_ops::_clone_dim_order resize_ relu_""".split()
 ANY_TO_ANY = """_to_copy copy fill.Tensor fill.Scalar to.dtype to.dtype_layout to.device type_as
 view_copy.dtype dim_order_ops::_to_dim_order_copy view_as expand_as copy_""".split()
 FACTORY = """full full_like zeros zeros_like ones ones_like empty.memory_format empty_strided
-empty_like rand rand_like randn randn_like randperm arange arange.start arange.start_step
+empty_like rand rand_like randn randn_like randperm arange arange.start arange.start_step eye
 scalar_tensor new_zeros new_ones new_empty new_full dim_order_ops::_empty_dim_order""".split()
 PROMOTE = """add.Tensor sub.Tensor mul.Tensor maximum minimum fmod.Tensor remainder.Tensor
 floor_divide rsub.Tensor pow.Tensor_Tensor add_.Tensor mul_.Tensor""".split()
@@ -468,7 +468,7 @@ pow.Tensor_Scalar clamp div.Scalar_mode""".split()
 SCALAR_COMPARE = """eq.Scalar ne.Scalar lt.Scalar le.Scalar gt.Scalar ge.Scalar""".split()
 BITWISE_TENSOR = """bitwise_and.Tensor bitwise_or.Tensor bitwise_xor.Tensor""".split()
 BITWISE_SCALAR = """bitwise_and.Scalar bitwise_or.Scalar bitwise_xor.Scalar bitwise_not""".split()
-PREDICATE = """isnan isinf logical_not any any.dim any.dims nonzero""".split()
+PREDICATE = """isnan isinf logical_not any any.dim any.dims all.dim nonzero""".split()
 REDUCE_DTYPE = """sum sum.dim_IntList mean mean.dim cumsum prod prod.dim_int""".split()
 VALUES_INDICES = """max.dim min.dim sort topk max_pool2d_with_indices max_pool3d_with_indices""".split()
 NORM = """native_layer_norm native_group_norm native_batch_norm _native_batch_norm_legit

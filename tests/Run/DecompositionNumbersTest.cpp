@@ -1,0 +1,183 @@
+//===- tests/Run/DecompositionNumbersTest.cpp - rules checked by value ----===//
+//
+// Decomposition rules (Edge/decompositions.yaml) whose variants the real
+// exports in testdata/ops do not reach (torch.export picks one per case):
+// each graph here is one ATen call, lowered by toEdge and run as an edge
+// program, a planned program and a .pte, against values worked out by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/Passes.h"
+#include "Emit/Emitter.h"
+#include "Plan/PlanPasses.h"
+#include "Run/Interpreter.h"
+#include "Run/TensorData.h"
+#include "../IR/GraphBuilder.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace exir;
+using namespace exir::run;
+using namespace irtest;
+
+namespace {
+
+constexpr ScalarType F32 = ScalarType::Float;
+constexpr ScalarType I64 = ScalarType::Long;
+
+Value tensor(ScalarType dtype, std::vector<int64_t> sizes, std::vector<double> values) {
+  Tensor t = Tensor::make(dtype, std::move(sizes));
+  fillFromDoubles(t, values);
+  return Value::of(std::move(t));
+}
+
+/// Lowers the ATen program to Edge and runs it three ways (edge, planned,
+/// .pte); all three must give the same output 0, which is returned.
+std::vector<double> lowerAndRun(const GraphBuilder &b, const std::vector<Value> &inputs) {
+  Program edge = programOf(b.ep);
+  edge::toEdge(edge, edge::EdgeOptions{});
+  for (const Node &n : edge.methods.begin()->second.program.graph.nodes)
+    CHECK_THAT(n.target, Catch::Matchers::StartsWith("executorch.exir.dialects.edge.ops.")); // all lowered
+  Program planned = edge;
+  plan::viewsToAliases(planned);
+  plan::toOutVariant(planned);
+  plan::planProgram(planned, plan::PlanningOptions{});
+  std::vector<std::vector<double>> results;
+  std::unique_ptr<Executable> executables[] = {makeGraphExecutable(edge), makeGraphExecutable(planned),
+                                                makePteExecutable(emit::emitProgram(planned))};
+  for (auto &exe : executables) {
+    RunResult r = exe->run("forward", inputs, RunOptions{});
+    REQUIRE(r.outputs.size() == 1);
+    results.push_back(toDoubles(r.outputs[0].toTensor()));
+  }
+  CHECK(results[1] == results[0]);
+  CHECK(results[2] == results[0]);
+  return results[0];
+}
+
+void checkClose(const std::vector<double> &got, const std::vector<double> &want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(want[k]).margin(1e-5));
+}
+
+/// stack([x, y, z], dim) of three 2x2 tensors holding 1..4, 5..8, 9..12.
+std::vector<double> stack3(int64_t dim, const std::vector<int64_t> &outSizes) {
+  GraphBuilder b;
+  b.input("x", F32, {2, 2}).input("y", F32, {2, 2}).input("z", F32, {2, 2});
+  b.aten("stack.default", {pos("tensors", Argument::tensors({"x", "y", "z"})), pos("dim", Argument::integer(dim))},
+         "stack", F32, outSizes);
+  b.output("stack");
+  return lowerAndRun(b, {tensor(F32, {2, 2}, {1, 2, 3, 4}), tensor(F32, {2, 2}, {5, 6, 7, 8}),
+                         tensor(F32, {2, 2}, {9, 10, 11, 12})});
+}
+
+std::vector<double> maxPool1d(std::vector<NamedArgument> extra, int64_t outLength) {
+  GraphBuilder b;
+  b.input("x", F32, {1, 1, 7});
+  std::vector<NamedArgument> args = {pos("self", T("x"))};
+  for (auto &a : extra) args.push_back(a);
+  b.aten("max_pool1d.default", args, "pool", F32, {1, 1, outLength});
+  b.output("pool");
+  return lowerAndRun(b, {tensor(F32, {1, 1, 7}, {1, 5, 2, 8, 3, 0, 4})});
+}
+
+} // namespace
+
+TEST_CASE("stack: every position of the new dim, negative ones too", "[run][decompose]") {
+  const std::vector<double> dim0 = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const std::vector<double> dim1 = {1, 2, 5, 6, 9, 10, 3, 4, 7, 8, 11, 12};
+  const std::vector<double> last = {1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12};
+  CHECK(stack3(0, {3, 2, 2}) == dim0);
+  CHECK(stack3(-3, {3, 2, 2}) == dim0);
+  CHECK(stack3(1, {2, 3, 2}) == dim1);
+  CHECK(stack3(-2, {2, 3, 2}) == dim1);
+  CHECK(stack3(2, {2, 2, 3}) == last);
+  CHECK(stack3(-1, {2, 2, 3}) == last);
+}
+
+TEST_CASE("max_pool1d: stride, padding, and the kernel as the default stride", "[run][decompose]") {
+  // Padding 1 pads with -inf: windows [-inf 1 5] [5 2 8] [8 3 0] [0 4 -inf].
+  CHECK(maxPool1d({pos("kernel_size", Argument::ints_({3})), pos("stride", Argument::ints_({2})),
+                   pos("padding", Argument::ints_({1}))},
+                  4) == std::vector<double>{5, 8, 8, 4});
+  // No stride: windows of 2 every 2, the last element left out.
+  CHECK(maxPool1d({pos("kernel_size", Argument::ints_({2}))}, 3) == std::vector<double>{5, 8, 3});
+}
+
+TEST_CASE("tril and triu: diagonals, batches", "[run][decompose]") {
+  auto run = [](const std::string &op, int64_t diagonal, std::vector<int64_t> sizes) {
+    GraphBuilder b;
+    b.input("x", F32, sizes);
+    b.aten(op + ".default", {pos("self", T("x")), pos("diagonal", Argument::integer(diagonal))}, "out", F32, sizes);
+    b.output("out");
+    std::vector<double> values;
+    for (int k = 1; k <= 12; ++k) values.push_back(k);
+    return lowerAndRun(b, {tensor(F32, sizes, values)});
+  };
+  CHECK(run("tril", -1, {3, 4}) == std::vector<double>{0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0});
+  CHECK(run("triu", 1, {3, 4}) == std::vector<double>{0, 2, 3, 4, 0, 0, 7, 8, 0, 0, 0, 12});
+  CHECK(run("tril", 0, {2, 2, 3}) == std::vector<double>{1, 0, 0, 4, 5, 0, 7, 0, 0, 10, 11, 0});
+  CHECK(run("triu", 0, {2, 2, 3}) == std::vector<double>{1, 2, 3, 0, 5, 6, 7, 8, 9, 0, 11, 12});
+}
+
+TEST_CASE("std: unbiased, biased and an explicit correction", "[run][decompose]") {
+  // Rows [1 2 3] and [4 6 8]: squared deviations sum to 2 and 8.
+  auto run = [](const std::string &op, std::vector<NamedArgument> extra) {
+    GraphBuilder b;
+    b.input("x", F32, {2, 3});
+    std::vector<NamedArgument> args = {pos("self", T("x")), pos("dim", Argument::ints_({1}))};
+    for (auto &a : extra) args.push_back(a);
+    b.aten(op, args, "out", F32, {2, 1});
+    b.output("out");
+    return lowerAndRun(b, {tensor(F32, {2, 3}, {1, 2, 3, 4, 6, 8})});
+  };
+  auto keep = kw("keepdim", Argument::boolean(true));
+  checkClose(run("std.dim", {pos("unbiased", Argument::boolean(true)), keep}), {1, 2});
+  checkClose(run("std.dim", {pos("unbiased", Argument::boolean(false)), keep}), {std::sqrt(2.0 / 3), std::sqrt(8.0 / 3)});
+  checkClose(run("std.correction", {kw("correction", Argument::integer(2)), keep}), {std::sqrt(2.0), std::sqrt(8.0)});
+}
+
+TEST_CASE("all.dim on a float tensor: zero is false", "[run][decompose]") {
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  b.aten("all.dim", {pos("self", T("x")), pos("dim", Argument::integer(-1)), pos("keepdim", Argument::boolean(true))},
+         "out", ScalarType::Bool, {2, 1});
+  b.output("out");
+  CHECK(lowerAndRun(b, {tensor(F32, {2, 3}, {1, 2, 0, 3, -1, 5})}) == std::vector<double>{0, 1});
+}
+
+TEST_CASE("eye: the identity in the requested dtype", "[run][decompose]") {
+  GraphBuilder b;
+  b.input("x", I64, {3, 3});
+  b.aten("eye.default", {pos("n", Argument::integer(3)), kw("dtype", Argument::scalarType(I64))}, "eye", I64, {3, 3});
+  b.aten("mul.Tensor", {pos("self", T("eye")), pos("other", T("x"))}, "out", I64, {3, 3});
+  b.output("out");
+  CHECK(lowerAndRun(b, {tensor(I64, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})}) ==
+        std::vector<double>{1, 0, 0, 0, 5, 0, 0, 0, 9});
+}
+
+TEST_CASE("instance_norm: per (sample, channel) statistics, with and without affine", "[run][decompose]") {
+  // Channel 0 [1 2 3]: mean 2, variance 2/3; channel 1 [2 4 6]: mean 4, variance 8/3.
+  // Both normalize to [-a, 0, a], a = 1 / sqrt(2/3 + eps) (channel 1 scaled by 2: the same up to eps).
+  const double eps = 1e-5, a0 = 1 / std::sqrt(2.0 / 3 + eps), a1 = 2 / std::sqrt(8.0 / 3 + eps);
+  auto run = [&](bool affine) {
+    GraphBuilder b;
+    if (affine) b.input("p_weight", F32, {2}).input("p_bias", F32, {2}); // inputs: no constant data needed
+    b.input("x", F32, {1, 2, 3});
+    b.aten("instance_norm.default",
+           {pos("input", T("x")), pos("weight", affine ? T("p_weight") : Argument::none()),
+            pos("bias", affine ? T("p_bias") : Argument::none()), pos("running_mean", Argument::none()),
+            pos("running_var", Argument::none()), pos("use_input_stats", Argument::boolean(true)),
+            pos("momentum", Argument::real(0.1)), pos("eps", Argument::real(eps)),
+            pos("cudnn_enabled", Argument::boolean(false))},
+           "out", F32, {1, 2, 3});
+    b.output("out");
+    std::vector<Value> inputs;
+    if (affine) inputs = {tensor(F32, {2}, {2, 3}), tensor(F32, {2}, {1, -1})};
+    inputs.push_back(tensor(F32, {1, 2, 3}, {1, 2, 3, 2, 4, 6}));
+    return lowerAndRun(b, inputs);
+  };
+  checkClose(run(false), {-a0, 0, a0, -a1, 0, a1});
+  checkClose(run(true), {1 - 2 * a0, 1, 1 + 2 * a0, -1 - 3 * a1, -1, -1 + 3 * a1});
+}

@@ -102,10 +102,32 @@ TEST_CASE("conv errors: wrong list length and string padding", "[edge][conv]") {
   Program p = convProgram("conv2d.default", {1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 6, 6},
                           {pos("stride", Argument::ints_({1, 1, 1}))});
   CHECK(errorOf([&] { edge::decomposeConvolution(p); }) == "node conv: stride has 3 elements, expected 2");
-  Program q = convProgram("conv2d.padding", {1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8},
+  Program q = convProgram("conv2d.padding", {1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 4, 4},
+                          {pos("stride", Argument::ints_({2})), pos("padding", Argument::string("same"))});
+  CHECK(errorOf([&] { edge::decomposeConvolution(q); }) == "node conv: padding='same': needs stride 1 (as torch requires)");
+  Program r = convProgram("conv2d.padding", {1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 10, 10},
+                          {pos("padding", Argument::string("full"))});
+  CHECK(errorOf([&] { edge::decomposeConvolution(r); }) == "node conv: padding='full': expected 'same' or 'valid'");
+}
+
+TEST_CASE("conv2d padding='same': symmetric numbers, or a constant_pad_nd for an even kernel", "[edge][conv]") {
+  Program p = convProgram("conv2d.padding", {1, 3, 8, 8}, {4, 3, 3, 5}, {1, 4, 8, 8},
+                          {pos("padding", Argument::string("same")), pos("dilation", Argument::ints_({2, 1}))});
+  edge::decomposeConvolution(p);
+  const Graph &g = graphOf(p);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(arg(g.nodes[0], "padding").ints == Ints{2, 2});
+  Program q = convProgram("conv2d.padding", {1, 3, 8, 8}, {4, 3, 2, 3}, {1, 4, 8, 8},
                           {pos("padding", Argument::string("same"))});
-  CHECK(errorOf([&] { edge::decomposeConvolution(q); }) ==
-        "node conv: aten::conv2d.padding (string padding) is not supported; export with numeric padding");
+  edge::decomposeConvolution(q);
+  const Graph &h = graphOf(q);
+  REQUIRE(h.nodes.size() == 2);
+  CHECK(h.nodes[0].target == "torch.ops.aten.constant_pad_nd.default");
+  CHECK(arg(h.nodes[0], "pad").ints == Ints{0, 0, 0, 1}); // (left, right) of the width, then of the height
+  const std::string padded = h.nodes[0].outputs.at(0).name;
+  CHECK(h.tensorValues.find(padded)->sizes == std::vector<SymInt>{SymInt::of(1), SymInt::of(3), SymInt::of(9), SymInt::of(8)});
+  CHECK(arg(h.nodes[1], "input").name == padded);
+  CHECK(arg(h.nodes[1], "padding").ints == Ints{0, 1});
 }
 
 namespace {

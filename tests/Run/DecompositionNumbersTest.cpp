@@ -181,3 +181,26 @@ TEST_CASE("instance_norm: per (sample, channel) statistics, with and without aff
   checkClose(run(false), {-a0, 0, a0, -a1, 0, a1});
   checkClose(run(true), {1 - 2 * a0, 1, 1 + 2 * a0, -1 - 3 * a1, -1, -1 + 3 * a1});
 }
+
+TEST_CASE("conv with padding='same' (even kernels pad one more on the right) and 'valid'", "[run][decompose]") {
+  auto run = [](const std::string &op, std::vector<int64_t> xs, std::vector<double> x, std::vector<int64_t> ws,
+                std::vector<double> w, const std::string &padding, int64_t dilation, std::vector<int64_t> outs) {
+    GraphBuilder b;
+    b.input("w", F32, ws).input("x", F32, xs); // the weight as an input: no constant data needed
+    b.aten(op + ".padding",
+           {pos("input", T("x")), pos("weight", T("w")), pos("padding", Argument::string(padding)),
+            pos("dilation", Argument::ints_({dilation}))},
+           "conv", F32, outs);
+    b.output("conv");
+    return lowerAndRun(b, {tensor(F32, ws, w), tensor(F32, xs, x)});
+  };
+  const std::vector<double> x = {1, 2, 3, 4, 5};
+  // Kernel [1 1]: [1 2 3 4 5] padded to [1 2 3 4 5 0].
+  CHECK(run("conv1d", {1, 1, 5}, x, {1, 1, 2}, {1, 1}, "same", 1, {1, 1, 5}) == std::vector<double>{3, 5, 7, 9, 5});
+  // Dilation 2: a window of 3, one zero on each side: x[i-1] + x[i+1].
+  CHECK(run("conv1d", {1, 1, 5}, x, {1, 1, 2}, {1, 1}, "same", 2, {1, 1, 5}) == std::vector<double>{2, 4, 6, 8, 4});
+  CHECK(run("conv1d", {1, 1, 5}, x, {1, 1, 2}, {1, 1}, "valid", 1, {1, 1, 4}) == std::vector<double>{3, 5, 7, 9});
+  // 2-D, a 2x1 kernel: only the height gets the extra row (below).
+  CHECK(run("conv2d", {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}, {1, 1, 2, 1}, {1, 1}, "same", 1, {1, 1, 2, 3}) ==
+        std::vector<double>{5, 7, 9, 4, 5, 6});
+}

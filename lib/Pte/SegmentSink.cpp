@@ -201,7 +201,9 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
   std::vector<Run> runs = splitRuns(blobs, total, runBytes);
   uint64_t base = output->position();
 
-  std::atomic<size_t> nextRun{0};
+  // Run 0 is the calling thread's: it reports progress, so it always writes
+  // some of the data (helpers that took every run left the bar at 0 until the end).
+  std::atomic<size_t> nextRun{1};
   std::atomic<uint64_t> done{0};
   // The earliest failing run so far; runs after it are not started, the ones
   // before it all run, so the error reported is the first one a single
@@ -212,8 +214,7 @@ void writeSegmentData(std::ostream &out, uint64_t total, const std::vector<Place
   uint64_t reported = 0; // the calling thread's last progress figure
   auto work = [&](bool reports) {
     ScopedFileCache files; // per thread: each keeps its own descriptors
-    for (;;) {
-      size_t r = nextRun.fetch_add(1);
+    for (size_t r = reports ? 0 : nextRun.fetch_add(1);; r = nextRun.fetch_add(1)) {
       if (r >= runs.size() || r > firstFailed.load()) return;
       const Run &run = runs[r];
       try {

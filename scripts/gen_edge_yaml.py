@@ -470,7 +470,8 @@ BITWISE_TENSOR = """bitwise_and.Tensor bitwise_or.Tensor bitwise_xor.Tensor""".s
 BITWISE_SCALAR = """bitwise_and.Scalar bitwise_or.Scalar bitwise_xor.Scalar bitwise_not""".split()
 PREDICATE = """isnan isinf logical_not any any.dim any.dims all.dim nonzero""".split()
 REDUCE_DTYPE = """sum sum.dim_IntList mean mean.dim cumsum prod prod.dim_int""".split()
-VALUES_INDICES = """max.dim min.dim sort topk max_pool2d_with_indices max_pool3d_with_indices""".split()
+VALUES_INDICES = """max.dim min.dim sort topk max_pool2d_with_indices max_pool3d_with_indices
+adaptive_max_pool2d""".split()
 NORM = """native_layer_norm native_group_norm native_batch_norm _native_batch_norm_legit
 _native_batch_norm_legit.no_stats _native_batch_norm_legit_no_training""".split()
 BACKWARD = """native_layer_norm_backward native_group_norm_backward embedding_dense_backward

@@ -175,7 +175,8 @@ struct DecompositionRules::Rule {
   CompiledExpr when;
   std::vector<Step> steps;
   std::vector<CompiledExpr> returns;
-  std::string where; // "file:line"
+  std::string refusal; // non-empty: the op is refused with this message when the rule applies
+  std::string where;   // "file:line"
 };
 
 namespace {
@@ -1017,8 +1018,8 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
     if (!table.lookup(rule->match)) throw fail("rule matches " + rule->match + ", which the operator table does not know");
     for (auto it = r.begin(); it != r.end(); ++it) {
       std::string key = it->first.Scalar();
-      if (key != "match" && key != "when" && key != "steps" && key != "returns" && key != "doc")
-        throw fail("unknown key '" + key + "' (match, when, steps, returns, doc)");
+      if (key != "match" && key != "when" && key != "steps" && key != "returns" && key != "refuse" && key != "doc")
+        throw fail("unknown key '" + key + "' (match, when, steps, returns, refuse, doc)");
     }
     if (r["when"]) rule->when = compileExpr(yamlExprText(r["when"]));
     if (r["steps"]) {
@@ -1100,7 +1101,14 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
       else
         rule->returns.push_back(compileExpr(yamlExprText(r["returns"])));
     }
-    if (rule->steps.empty() && rule->returns.empty()) throw fail("a rule needs 'steps' or 'returns'");
+    if (r["refuse"]) {
+      if (!r["refuse"].IsScalar() || r["refuse"].Scalar().empty())
+        throw fail("'refuse' must be the message saying what is not supported");
+      if (!rule->steps.empty() || !rule->returns.empty()) throw fail("a rule that refuses has no 'steps' or 'returns'");
+      rule->refusal = r["refuse"].Scalar();
+    }
+    if (rule->steps.empty() && rule->returns.empty() && rule->refusal.empty())
+      throw fail("a rule needs 'steps', 'returns' or 'refuse'");
     rules.rules_.push_back(std::move(rule));
   }
   return rules;
@@ -1132,8 +1140,10 @@ std::vector<std::string> DecompositionRules::describe(const std::string &qualifi
     std::string calls;
     for (const auto &step : r->steps)
       if (calls.find(step.op) == std::string::npos) calls += (calls.empty() ? "" : ", ") + step.op;
-    lines.push_back(r->where + ": " + (r->when.empty() ? "" : "when " + r->when.text + " ") + "-> " +
-                    (calls.empty() ? "its arguments (no call)" : calls));
+    std::string result = !r->refusal.empty() ? "refused: " + r->refusal
+                         : calls.empty()         ? "its arguments (no call)"
+                                                 : calls;
+    lines.push_back(r->where + ": " + (r->when.empty() ? "" : "when " + r->when.text + " ") + "-> " + result);
   }
   return lines;
 }
@@ -1237,6 +1247,7 @@ struct Expander {
         bool holds = cond.k == Val::K::Bool ? cond.b : cond.k != Val::K::None;
         if (!holds) continue;
       }
+      if (!rule->refusal.empty()) scope.fail(rule->refusal);
       return instantiate(*rule, node);
     }
     return std::nullopt;

@@ -617,3 +617,36 @@ TEST_CASE("a rule expression reports the first error reading it meets, syntax er
   CHECK(errorOf([&] { edge::decomposeWithRules(p, rules); }).empty());
   CHECK(targets(graphOf(p)) == std::vector<std::string>{"aten::relu6"});
 }
+
+TEST_CASE("rules: refuse states what is not supported, with the rule and node", "[edge][rules]") {
+  auto rules = edge::DecompositionRules::parse("- match: aten::relu6\n  when: $self.rank > 1\n"
+                                               "  steps: [{call: aten::relu, args: {self: $self}, out: out}]\n"
+                                               "- match: aten::relu6\n  refuse: relu6 of a vector is not supported\n",
+                                               "mine.yaml");
+  Program p = relu6Program();
+  CHECK(errorOf([&] { edge::decomposeWithRules(p, rules); }) ==
+        "mine.yaml:4 (rule for aten::relu6, node r): relu6 of a vector is not supported");
+  CHECK(rules.describe("aten::relu6") ==
+        std::vector<std::string>{"mine.yaml:1: when $self.rank > 1 -> aten::relu",
+                                 "mine.yaml:4: -> refused: relu6 of a vector is not supported"});
+  CHECK(errorOf([] {
+          edge::DecompositionRules::parse("- match: aten::relu6\n  refuse: no\n  returns: [$self]\n", "bad.yaml");
+        }) == "'bad.yaml': line 1: a rule that refuses has no 'steps' or 'returns'");
+  CHECK(errorOf([] { edge::DecompositionRules::parse("- match: aten::relu6\n  refuse: [a, b]\n", "bad.yaml"); }) ==
+        "'bad.yaml': line 1: 'refuse' must be the message saying what is not supported");
+
+  // The builtin rule for adaptive_max_pool2d takes equal windows only (values: DecompositionNumbersTest).
+  GraphBuilder b;
+  b.input("x", F32, {1, 1, 7, 7});
+  Node &n = b.aten("adaptive_max_pool2d.default", {pos("self", T("x")), pos("output_size", Argument::ints_({3, 3}))},
+                   "pool", F32, {1, 1, 3, 3});
+  n.outputs.push_back(T("indices"));
+  b.ep.graph.tensorValues.set("indices", meta(ScalarType::Long, {1, 1, 3, 3}));
+  b.output("pool");
+  Program q = programOf(b.ep);
+  std::string error = errorOf([&] { edge::decomposeRules(q); });
+  CHECK_THAT(error, Catch::Matchers::StartsWith("lib/Edge/decompositions.yaml:") &&
+                        Catch::Matchers::Contains("(rule for aten::adaptive_max_pool2d, node pool): adaptive_max_pool2d "
+                                                  "is supported when the input's height and width are multiples of "
+                                                  "output_size"));
+}

@@ -33,8 +33,8 @@ Value tensor(ScalarType dtype, std::vector<int64_t> sizes, std::vector<double> v
 }
 
 /// Lowers the ATen program to Edge and runs it three ways (edge, planned,
-/// .pte); all three must give the same output 0, which is returned.
-std::vector<double> lowerAndRun(const GraphBuilder &b, const std::vector<Value> &inputs) {
+/// .pte); all three must give the same outputs, which are returned.
+std::vector<std::vector<double>> lowerAndRunAll(const GraphBuilder &b, const std::vector<Value> &inputs) {
   Program edge = programOf(b.ep);
   edge::toEdge(edge, edge::EdgeOptions{});
   for (const Node &n : edge.methods.begin()->second.program.graph.nodes)
@@ -43,17 +43,23 @@ std::vector<double> lowerAndRun(const GraphBuilder &b, const std::vector<Value> 
   plan::viewsToAliases(planned);
   plan::toOutVariant(planned);
   plan::planProgram(planned, plan::PlanningOptions{});
-  std::vector<std::vector<double>> results;
+  std::vector<std::vector<std::vector<double>>> results;
   std::unique_ptr<Executable> executables[] = {makeGraphExecutable(edge), makeGraphExecutable(planned),
                                                 makePteExecutable(emit::emitProgram(planned))};
   for (auto &exe : executables) {
     RunResult r = exe->run("forward", inputs, RunOptions{});
-    REQUIRE(r.outputs.size() == 1);
-    results.push_back(toDoubles(r.outputs[0].toTensor()));
+    REQUIRE(r.outputs.size() == b.ep.graph.outputs.size());
+    auto &values = results.emplace_back();
+    for (const auto &out : r.outputs) values.push_back(toDoubles(out.toTensor()));
   }
   CHECK(results[1] == results[0]);
   CHECK(results[2] == results[0]);
   return results[0];
+}
+
+/// lowerAndRunAll for a program with one output.
+std::vector<double> lowerAndRun(const GraphBuilder &b, const std::vector<Value> &inputs) {
+  return lowerAndRunAll(b, inputs).at(0);
 }
 
 void checkClose(const std::vector<double> &got, const std::vector<double> &want) {
@@ -203,4 +209,25 @@ TEST_CASE("conv with padding='same' (even kernels pad one more on the right) and
   // 2-D, a 2x1 kernel: only the height gets the extra row (below).
   CHECK(run("conv2d", {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}, {1, 1, 2, 1}, {1, 1}, "same", 1, {1, 1, 2, 3}) ==
         std::vector<double>{5, 7, 9, 4, 5, 6});
+}
+
+TEST_CASE("adaptive_max_pool2d: equal windows, values and flat indices", "[run][decompose]") {
+  // The refusal of unequal windows: tests/Edge/RealProgramTest.cpp.
+  auto graph = [](std::vector<int64_t> xs, std::vector<int64_t> outputSize) {
+    GraphBuilder b;
+    b.input("x", F32, xs);
+    std::vector<int64_t> os = {xs[0], xs[1], outputSize[0], outputSize[1]};
+    Node &n = b.aten("adaptive_max_pool2d.default", {pos("self", T("x")), pos("output_size", Argument::ints_(outputSize))},
+                     "pool", F32, os);
+    n.outputs.push_back(T("indices"));
+    b.ep.graph.tensorValues.set("indices", meta(I64, os));
+    b.output("pool").output("indices");
+    return b;
+  };
+  // 4x6 -> 2x3: 2x2 windows over x[k] = 7k mod 24 (each value once).
+  std::vector<double> x;
+  for (int k = 0; k < 24; ++k) x.push_back((7 * k) % 24);
+  auto outs = lowerAndRunAll(graph({1, 1, 4, 6}, {2, 3}), {tensor(F32, {1, 1, 4, 6}, x)});
+  CHECK(outs.at(0) == std::vector<double>{18, 21, 22, 19, 20, 23});
+  CHECK(outs.at(1) == std::vector<double>{6, 3, 10, 13, 20, 17}); // flat positions in the 4x6 plane
 }

@@ -548,7 +548,7 @@ assign(["__and__.Tensor", "__or__.Tensor", "__xor__.Tensor"], rule_bitwise_tenso
 assign(["where.ScalarOther"], rule_same(ALL))
 assign(["rms_norm", "mish", "log_sigmoid"], rule_unary_float_only())
 assign(["pad"], rule_same(ALL))
-assign(["lstm.input", "gru.input"], rule_unary_float_only())
+assign(["lstm.input", "gru.input", "rnn_tanh.input", "rnn_relu.input"], rule_unary_float_only())
 
 
 # ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-//===- Edge/DecomposeRnn.cpp - lstm/gru -> unrolled gate arithmetic -------===//
+//===- Edge/DecomposeRnn.cpp - lstm/gru/rnn -> unrolled gate arithmetic ---===//
 //
-// aten::lstm.input and aten::gru.input have no core-ATen form and no kernel in
-// the portable runtime; their semantics unroll into per-step core ops.
+// aten::lstm.input, gru.input, rnn_tanh.input and rnn_relu.input have no
+// core-ATen form and no kernel in the portable runtime; their semantics
+// unroll into per-step core ops. RNN: h = act(x_t W_ih^T + b_ih + h W_hh^T + b_hh).
 // LSTM (gate order i, f, g, o): gates = x_t W_ih^T + b_ih + h W_hh^T + b_hh,
 // c = f*c + i*g, h = o*tanh(c). GRU (gate order r, z, n): r, z = sigmoid of the
 // summed projections, n = tanh(x_t W_in^T + b_in + r * (h W_hn^T + b_hn)),
@@ -42,7 +43,8 @@ struct Emitter {
   }
   std::vector<int64_t> sizes(const std::string &v) {
     const TensorMeta &m = metaOf(graph, v);
-    if (!m.isStatic()) throw Error("lstm with dynamic sizes is not supported", {}, "node " + origin.displayName());
+    if (!m.isStatic())
+      throw Error(parseTarget(origin.target).name + " with dynamic sizes is not supported", {}, "node " + origin.displayName());
     std::vector<int64_t> out;
     for (const auto &s : m.sizes) out.push_back(s.value);
     return out;
@@ -201,6 +203,30 @@ std::vector<Node> decomposeGru(Graph &g, Node &node) {
   return std::move(e.nodes);
 }
 
+/// rnn_tanh / rnn_relu: h = act(x_t W_ih^T + b_ih + h W_hh^T + b_hh).
+std::vector<Node> decomposeElmanRnn(Graph &g, Node &node, const char *kind, const char *activation) {
+  Emitter e{g, node, FreshNames(g), {}};
+  RnnCall rnn(e, node, kind, 2);
+  const std::string hx = requireArg(node, "hx").name;
+  std::string layerInput = requireArg(node, "input").name;
+  std::vector<std::string> hN;
+  for (int64_t l = 0; l < rnn.layers; ++l) {
+    std::string wihT = e.transpose2d(rnn.wih(l)), whhT = e.transpose2d(rnn.whh(l));
+    std::string h = e.select(hx, 0, l);
+    std::vector<std::string> outputs;
+    for (int64_t t = 0; t < rnn.steps; ++t) {
+      std::string xt = e.select(layerInput, rnn.timeDim, t);
+      h = e.unary(activation, e.binary("add", e.linear(xt, wihT, rnn.bih(l)), e.linear(h, whhT, rnn.bhh(l))));
+      outputs.push_back(h);
+    }
+    bool last = l + 1 == rnn.layers;
+    layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
+    hN.push_back(h);
+  }
+  e.stack(hN, 0, node.outputs[1].name);
+  return std::move(e.nodes);
+}
+
 } // namespace
 
 void decomposeRnn(Program &program) {
@@ -211,6 +237,8 @@ void decomposeRnn(Program &program) {
       if (t.dialect != TargetDialect::Aten || t.ns != "aten" || t.overload != "input") return std::nullopt;
       if (t.name == "lstm") return decomposeLstm(g, node);
       if (t.name == "gru") return decomposeGru(g, node);
+      if (t.name == "rnn_tanh") return decomposeElmanRnn(g, node, "rnn_tanh", "tanh");
+      if (t.name == "rnn_relu") return decomposeElmanRnn(g, node, "rnn_relu", "relu");
       return std::nullopt;
     });
 }

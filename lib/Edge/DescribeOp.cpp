@@ -28,6 +28,8 @@ constexpr CppDecomposition kCppDecompositions[] = {
     {"aten::conv3d", "decompose-convolution", "aten::convolution"},
     {"aten::lstm.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
     {"aten::gru.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
+    {"aten::rnn_tanh.input", "decompose-rnn", "unrolled steps (aten::addmm, aten::tanh, ...)"},
+    {"aten::rnn_relu.input", "decompose-rnn", "unrolled steps (aten::addmm, aten::relu, ...)"},
     {"aten::reshape", "decompose-shape-ops", "aten::view_copy"},
     {"aten::flatten.using_ints", "decompose-shape-ops", "aten::view_copy"},
     {"aten::split.Tensor", "decompose-shape-ops", "aten::slice_copy.Tensor"},

@@ -216,7 +216,7 @@ TEST_CASE("adaptive_max_pool2d: equal windows, values and flat indices", "[run][
   auto graph = [](std::vector<int64_t> xs, std::vector<int64_t> outputSize) {
     GraphBuilder b;
     b.input("x", F32, xs);
-    std::vector<int64_t> os = {xs[0], xs[1], outputSize[0], outputSize[1]};
+    std::vector<int64_t> os = {xs[0], xs[1], outputSize[0], outputSize[1]}; // 4-D input
     Node &n = b.aten("adaptive_max_pool2d.default", {pos("self", T("x")), pos("output_size", Argument::ints_(outputSize))},
                      "pool", F32, os);
     n.outputs.push_back(T("indices"));
@@ -230,4 +230,42 @@ TEST_CASE("adaptive_max_pool2d: equal windows, values and flat indices", "[run][
   auto outs = lowerAndRunAll(graph({1, 1, 4, 6}, {2, 3}), {tensor(F32, {1, 1, 4, 6}, x)});
   CHECK(outs.at(0) == std::vector<double>{18, 21, 22, 19, 20, 23});
   CHECK(outs.at(1) == std::vector<double>{6, 3, 10, 13, 20, 17}); // flat positions in the 4x6 plane
+  // Global pooling of a 3-D (unbatched) input: one window per plane.
+  GraphBuilder g;
+  g.input("x", F32, {2, 2, 3});
+  Node &n = g.aten("adaptive_max_pool2d.default", {pos("self", T("x")), pos("output_size", Argument::ints_({1, 1}))},
+                   "pool", F32, {2, 1, 1});
+  n.outputs.push_back(T("indices"));
+  g.ep.graph.tensorValues.set("indices", meta(I64, {2, 1, 1}));
+  g.output("pool").output("indices");
+  auto global = lowerAndRunAll(g, {tensor(F32, {2, 2, 3}, {1, 9, 2, 3, 4, 5, -1, -2, -3, -4, -5, -6})});
+  CHECK(global.at(0) == std::vector<double>{9, -1});
+  CHECK(global.at(1) == std::vector<double>{1, 0});
+}
+
+TEST_CASE("rnn_relu: two layers, batch first, biases, a given h0", "[run][decompose]") {
+  GraphBuilder b;
+  b.input("x", F32, {1, 2, 1}).input("h0", F32, {2, 1, 2});
+  // Weights as inputs: no constant data needed.
+  b.input("w0", F32, {2, 1}).input("u0", F32, {2, 2}).input("bi0", F32, {2}).input("bh0", F32, {2});
+  b.input("w1", F32, {2, 2}).input("u1", F32, {2, 2}).input("bi1", F32, {2}).input("bh1", F32, {2});
+  Node &n = b.aten("rnn_relu.input",
+                   {pos("input", T("x")), pos("hx", T("h0")),
+                    pos("params", Argument::tensors({"w0", "u0", "bi0", "bh0", "w1", "u1", "bi1", "bh1"})),
+                    pos("has_biases", Argument::boolean(true)), pos("num_layers", Argument::integer(2)),
+                    pos("dropout", Argument::real(0)), pos("train", Argument::boolean(false)),
+                    pos("bidirectional", Argument::boolean(false)), pos("batch_first", Argument::boolean(true))},
+                   "out", F32, {1, 2, 2});
+  n.outputs.push_back(T("hn"));
+  b.ep.graph.tensorValues.set("hn", meta(F32, {2, 1, 2}));
+  b.output("out").output("hn");
+  // Layer 0: h = relu(w0 x + bi0 + u0 h + bh0) from [0.5, -1]: [2, 0], then [0.5, 3].
+  // Layer 1 on those, from [1, 0]: [1, 0], then [2.5, 1].
+  auto outs = lowerAndRunAll(
+      b, {tensor(F32, {1, 2, 1}, {1, -2}), tensor(F32, {2, 1, 2}, {0.5, -1, 1, 0}), tensor(F32, {2, 1}, {1, -1}),
+          tensor(F32, {2, 2}, {1, 0, 0, 2}), tensor(F32, {2}, {0.5, 0}), tensor(F32, {2}, {0, 1}),
+          tensor(F32, {2, 2}, {1, 1, -1, 0}), tensor(F32, {2, 2}, {0, 1, 1, 0}), tensor(F32, {2}, {0, 0}),
+          tensor(F32, {2}, {-1, 0.5})});
+  CHECK(outs.at(0) == std::vector<double>{1, 0, 2.5, 1});
+  CHECK(outs.at(1) == std::vector<double>{0.5, 3, 2.5, 1});
 }

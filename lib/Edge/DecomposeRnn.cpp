@@ -173,38 +173,10 @@ std::vector<Node> decomposeLstm(Graph &g, Node &node) {
   return std::move(e.nodes);
 }
 
-std::vector<Node> decomposeGru(Graph &g, Node &node) {
-  Emitter e{g, node, FreshNames(g), {}};
-  RnnCall rnn(e, node, "gru", 2);
-  const std::string hx = requireArg(node, "hx").name;
-  std::string layerInput = requireArg(node, "input").name;
-  std::vector<std::string> hN;
-  for (int64_t l = 0; l < rnn.layers; ++l) {
-    int64_t hidden = e.sizes(rnn.whh(l))[1];
-    std::string wihT = e.transpose2d(rnn.wih(l)), whhT = e.transpose2d(rnn.whh(l));
-    std::string h = e.select(hx, 0, l);
-    std::vector<std::string> outputs;
-    for (int64_t t = 0; t < rnn.steps; ++t) {
-      std::string xt = e.select(layerInput, rnn.timeDim, t);
-      std::string gi = e.linear(xt, wihT, rnn.bih(l)), gh = e.linear(h, whhT, rnn.bhh(l));
-      std::string r = e.unary("sigmoid", e.binary("add", e.slice(gi, 1, 0, hidden), e.slice(gh, 1, 0, hidden)));
-      std::string z =
-          e.unary("sigmoid", e.binary("add", e.slice(gi, 1, hidden, 2 * hidden), e.slice(gh, 1, hidden, 2 * hidden)));
-      std::string n = e.unary("tanh", e.binary("add", e.slice(gi, 1, 2 * hidden, 3 * hidden),
-                                               e.binary("mul", r, e.slice(gh, 1, 2 * hidden, 3 * hidden))));
-      h = e.binary("add", n, e.binary("mul", z, e.binary("sub", h, n)));
-      outputs.push_back(h);
-    }
-    bool last = l + 1 == rnn.layers;
-    layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
-    hN.push_back(h);
-  }
-  e.stack(hN, 0, node.outputs[1].name);
-  return std::move(e.nodes);
-}
-
-/// rnn_tanh / rnn_relu: h = act(x_t W_ih^T + b_ih + h W_hh^T + b_hh).
-std::vector<Node> decomposeElmanRnn(Graph &g, Node &node, const char *kind, const char *activation) {
+/// The loop over layers and time steps of an RNN with one state h (gru,
+/// rnn_tanh, rnn_relu): `cell(e, rnn, layer, x_t, h, W_ih^T, W_hh^T)` is the next h.
+template <typename Cell>
+std::vector<Node> unrollSingleState(Graph &g, Node &node, const char *kind, const Cell &cell) {
   Emitter e{g, node, FreshNames(g), {}};
   RnnCall rnn(e, node, kind, 2);
   const std::string hx = requireArg(node, "hx").name;
@@ -215,8 +187,7 @@ std::vector<Node> decomposeElmanRnn(Graph &g, Node &node, const char *kind, cons
     std::string h = e.select(hx, 0, l);
     std::vector<std::string> outputs;
     for (int64_t t = 0; t < rnn.steps; ++t) {
-      std::string xt = e.select(layerInput, rnn.timeDim, t);
-      h = e.unary(activation, e.binary("add", e.linear(xt, wihT, rnn.bih(l)), e.linear(h, whhT, rnn.bhh(l))));
+      h = cell(e, rnn, l, e.select(layerInput, rnn.timeDim, t), h, wihT, whhT);
       outputs.push_back(h);
     }
     bool last = l + 1 == rnn.layers;
@@ -225,6 +196,33 @@ std::vector<Node> decomposeElmanRnn(Graph &g, Node &node, const char *kind, cons
   }
   e.stack(hN, 0, node.outputs[1].name);
   return std::move(e.nodes);
+}
+
+std::vector<Node> decomposeGru(Graph &g, Node &node) {
+  return unrollSingleState(g, node, "gru",
+                           [](Emitter &e, const RnnCall &rnn, int64_t l, const std::string &xt, const std::string &h,
+                              const std::string &wihT, const std::string &whhT) {
+                             int64_t hidden = e.sizes(rnn.whh(l))[1];
+                             std::string gi = e.linear(xt, wihT, rnn.bih(l)), gh = e.linear(h, whhT, rnn.bhh(l));
+                             auto gate = [&](const std::string &v, int64_t k) {
+                               return e.slice(v, 1, k * hidden, (k + 1) * hidden);
+                             };
+                             std::string r = e.unary("sigmoid", e.binary("add", gate(gi, 0), gate(gh, 0)));
+                             std::string z = e.unary("sigmoid", e.binary("add", gate(gi, 1), gate(gh, 1)));
+                             std::string n =
+                                 e.unary("tanh", e.binary("add", gate(gi, 2), e.binary("mul", r, gate(gh, 2))));
+                             return e.binary("add", n, e.binary("mul", z, e.binary("sub", h, n)));
+                           });
+}
+
+/// rnn_tanh / rnn_relu: h = act(x_t W_ih^T + b_ih + h W_hh^T + b_hh).
+std::vector<Node> decomposeElmanRnn(Graph &g, Node &node, const char *kind, const char *activation) {
+  return unrollSingleState(g, node, kind,
+                           [activation](Emitter &e, const RnnCall &rnn, int64_t l, const std::string &xt,
+                                        const std::string &h, const std::string &wihT, const std::string &whhT) {
+                             return e.unary(activation, e.binary("add", e.linear(xt, wihT, rnn.bih(l)),
+                                                                 e.linear(h, whhT, rnn.bhh(l))));
+                           });
 }
 
 } // namespace

@@ -277,6 +277,9 @@ case("lstm_2layer", "nn.LSTM 2 layers", lambda: (FirstOut(nn.LSTM(4, 5, num_laye
 case("rnn_tanh", "nn.RNN tanh", lambda: (FirstOut(nn.RNN(3, 4)), (r(5, 1, 3),)))
 case("rnn_relu_2layer", "nn.RNN relu, 2 layers, batch_first",
      lambda: (FirstOut(nn.RNN(3, 4, num_layers=2, nonlinearity="relu", batch_first=True)), (r(2, 5, 3),)))
+case("lstm_bidirectional", "nn.LSTM 2 layers, bidirectional, batch_first",
+     lambda: (FirstOut(nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)), (r(2, 5, 3),)))
+case("gru_bidirectional", "nn.GRU bidirectional", lambda: (FirstOut(nn.GRU(3, 4, bidirectional=True)), (r(5, 2, 3),)))
 case("adaptive_max_pool2d_global", "AdaptiveMaxPool2d(1) on 3-D input", lambda: (nn.AdaptiveMaxPool2d(1), (r(3, 5, 7),)))
 
 

@@ -7,8 +7,10 @@
 // c = f*c + i*g, h = o*tanh(c). GRU (gate order r, z, n): r, z = sigmoid of the
 // summed projections, n = tanh(x_t W_in^T + b_in + r * (h W_hn^T + b_hn)),
 // h = (1 - z)*n + z*h, computed as n + z*(h - n). A loop over layers and time
-// steps cannot be said as a rule, hence code. Needs static sizes; dropout
-// between layers only in training, which is refused; bidirectional is refused.
+// steps cannot be said as a rule, hence code. Bidirectional layers run a
+// second cell from the last step back and concatenate its outputs after the
+// forward ones. Needs static sizes; dropout between layers only in training,
+// which is refused.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
@@ -86,6 +88,13 @@ struct Emitter {
                  positional("mat2", Argument::tensor(wT))},
                 meta(x, {xs[0], ws[1]}));
   }
+  std::string cat(const std::vector<std::string> &items, int64_t dim) {
+    auto s = sizes(items.front());
+    s[size_t(dim)] = 0;
+    for (const auto &v : items) s[size_t(dim)] += sizes(v)[size_t(dim)];
+    return call("cat", "default", {positional("tensors", Argument::tensors(items)), positional("dim", Argument::integer(dim))},
+                meta(items.front(), s));
+  }
   std::string stack(const std::vector<std::string> &items, int64_t dim, const std::string &result = "") {
     std::vector<std::string> expanded;
     for (const auto &v : items) {
@@ -102,11 +111,11 @@ struct Emitter {
   }
 };
 
-/// What lstm.input and gru.input share: the flags, the per-layer weights and
-/// the time-major or batch-major input, checked once for both.
+/// What the recurrent ops share: the flags, the weights of each layer and
+/// direction, and the time-major or batch-major input, checked once for all.
 struct RnnCall {
   std::string where; // "node lstm at File ..." for errors
-  int64_t layers = 0;
+  int64_t layers = 0, directions = 1;
   bool hasBiases = false;
   int64_t timeDim = 0, steps = 0;
   std::vector<std::string> params;
@@ -116,113 +125,123 @@ struct RnnCall {
       const Argument &a = requireArg(node, name);
       return a.kind == ArgKind::Bool && a.intValue != 0;
     };
-    std::string frame = userFrame(node);
-    where = "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
-    if (flag("bidirectional")) throw Error(std::string("bidirectional ") + kind + " is not supported by the decomposition", {}, where);
+    where = whereOf(node);
+    directions = flag("bidirectional") ? 2 : 1;
     layers = requireArg(node, "num_layers").intValue;
     if (flag("train") && layers > 1 && requireArg(node, "dropout").floatValue != 0)
       throw Error(std::string(kind) + " with dropout in training mode cannot be lowered; export the model in eval() mode", {},
                   where);
     hasBiases = flag("has_biases");
     params = requireArg(node, "params").names;
-    if (params.size() != perLayer() * size_t(layers) || node.outputs.size() != expectedOutputs)
-      throw Error(std::string(kind) + " arguments do not match num_layers/has_biases (projections are not supported)", {},
-                  where);
+    if (layers < 1 || params.size() != perCell() * size_t(layers * directions) || node.outputs.size() != expectedOutputs)
+      throw Error(std::string(kind) +
+                      " arguments do not match num_layers/has_biases/bidirectional (projections are not supported)",
+                  {}, where);
     auto inSizes = e.sizes(requireArg(node, "input").name);
     if (inSizes.size() != 3) throw Error(std::string("unbatched ") + kind + " input is not supported", {}, where);
     timeDim = flag("batch_first") ? 1 : 0;
     steps = inSizes[size_t(timeDim)];
   }
-  size_t perLayer() const { return hasBiases ? 4 : 2; }
-  const std::string &wih(int64_t l) const { return params[size_t(l) * perLayer()]; }
-  const std::string &whh(int64_t l) const { return params[size_t(l) * perLayer() + 1]; }
-  std::string bih(int64_t l) const { return hasBiases ? params[size_t(l) * perLayer() + 2] : ""; }
-  std::string bhh(int64_t l) const { return hasBiases ? params[size_t(l) * perLayer() + 3] : ""; }
+  static std::string whereOf(const Node &node) {
+    std::string frame = userFrame(node);
+    return "node " + node.displayName() + (frame.empty() ? "" : " at " + frame);
+  }
+  // Weights per layer and direction, in torch's order: layer-major, then forward, reverse.
+  size_t perCell() const { return hasBiases ? 4 : 2; }
+  const std::string &wih(int64_t k) const { return params[size_t(k) * perCell()]; }
+  const std::string &whh(int64_t k) const { return params[size_t(k) * perCell() + 1]; }
+  std::string bih(int64_t k) const { return hasBiases ? params[size_t(k) * perCell() + 2] : ""; }
+  std::string bhh(int64_t k) const { return hasBiases ? params[size_t(k) * perCell() + 3] : ""; }
 };
 
-std::vector<Node> decomposeLstm(Graph &g, Node &node) {
+/// The loop over layers, directions and time steps. `initial` holds the
+/// initial state tensors ([layers * directions, batch, hidden] each: h, and c
+/// for lstm); `cell(e, rnn, k, x_t, state, W_ih^T, W_hh^T)` gives the next
+/// state of cell k = layer * directions + direction, whose state[0] (h) is the
+/// step's output. The reverse direction runs from the last step to the first;
+/// its outputs are concatenated after the forward ones, step by step, on the
+/// feature dim. Outputs: the last layer's per-step h, then each final state
+/// stacked over cells.
+template <typename Cell>
+std::vector<Node> unroll(Graph &g, Node &node, const char *kind, const std::vector<std::string> &initial,
+                         const Cell &cell) {
   Emitter e{g, node, FreshNames(g), {}};
-  RnnCall rnn(e, node, "lstm", 3);
-  const auto &hx = requireArg(node, "hx").names;
-  if (hx.size() != 2) throw Error("lstm takes (h0, c0) as hx", {}, rnn.where);
+  RnnCall rnn(e, node, kind, 1 + initial.size());
   std::string layerInput = requireArg(node, "input").name;
-  std::vector<std::string> hN, cN;
+  std::vector<std::vector<std::string>> finals(initial.size());
   for (int64_t l = 0; l < rnn.layers; ++l) {
-    int64_t hidden = e.sizes(rnn.whh(l))[1];
-    std::string wihT = e.transpose2d(rnn.wih(l)), whhT = e.transpose2d(rnn.whh(l));
-    std::string h = e.select(hx[0], 0, l), c = e.select(hx[1], 0, l);
-    std::vector<std::string> outputs;
-    for (int64_t t = 0; t < rnn.steps; ++t) {
-      std::string xt = e.select(layerInput, rnn.timeDim, t);
-      std::string gates = e.binary("add", e.linear(xt, wihT, rnn.bih(l)), e.linear(h, whhT, rnn.bhh(l)));
-      std::string i = e.unary("sigmoid", e.slice(gates, 1, 0, hidden));
-      std::string f = e.unary("sigmoid", e.slice(gates, 1, hidden, 2 * hidden));
-      std::string gg = e.unary("tanh", e.slice(gates, 1, 2 * hidden, 3 * hidden));
-      std::string o = e.unary("sigmoid", e.slice(gates, 1, 3 * hidden, 4 * hidden));
-      c = e.binary("add", e.binary("mul", f, c), e.binary("mul", i, gg));
-      h = e.binary("mul", o, e.unary("tanh", c));
-      outputs.push_back(h);
+    std::vector<std::vector<std::string>> byDirection;
+    for (int64_t d = 0; d < rnn.directions; ++d) {
+      int64_t k = l * rnn.directions + d;
+      std::string wihT = e.transpose2d(rnn.wih(k)), whhT = e.transpose2d(rnn.whh(k));
+      std::vector<std::string> state;
+      for (const auto &s0 : initial) state.push_back(e.select(s0, 0, k));
+      std::vector<std::string> outputs(size_t(rnn.steps));
+      for (int64_t i = 0; i < rnn.steps; ++i) {
+        int64_t t = d == 0 ? i : rnn.steps - 1 - i;
+        state = cell(e, rnn, k, e.select(layerInput, rnn.timeDim, t), state, wihT, whhT);
+        outputs[size_t(t)] = state[0];
+      }
+      for (size_t s = 0; s < state.size(); ++s) finals[s].push_back(state[s]);
+      byDirection.push_back(std::move(outputs));
     }
+    std::vector<std::string> outputs = byDirection[0];
+    if (rnn.directions == 2)
+      for (size_t t = 0; t < outputs.size(); ++t) outputs[t] = e.cat({byDirection[0][t], byDirection[1][t]}, 1);
     bool last = l + 1 == rnn.layers;
     layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
-    hN.push_back(h);
-    cN.push_back(c);
   }
-  e.stack(hN, 0, node.outputs[1].name);
-  e.stack(cN, 0, node.outputs[2].name);
+  for (size_t s = 0; s < finals.size(); ++s) e.stack(finals[s], 0, node.outputs[1 + s].name);
   return std::move(e.nodes);
 }
 
-/// The loop over layers and time steps of an RNN with one state h (gru,
-/// rnn_tanh, rnn_relu): `cell(e, rnn, layer, x_t, h, W_ih^T, W_hh^T)` is the next h.
-template <typename Cell>
-std::vector<Node> unrollSingleState(Graph &g, Node &node, const char *kind, const Cell &cell) {
-  Emitter e{g, node, FreshNames(g), {}};
-  RnnCall rnn(e, node, kind, 2);
-  const std::string hx = requireArg(node, "hx").name;
-  std::string layerInput = requireArg(node, "input").name;
-  std::vector<std::string> hN;
-  for (int64_t l = 0; l < rnn.layers; ++l) {
-    std::string wihT = e.transpose2d(rnn.wih(l)), whhT = e.transpose2d(rnn.whh(l));
-    std::string h = e.select(hx, 0, l);
-    std::vector<std::string> outputs;
-    for (int64_t t = 0; t < rnn.steps; ++t) {
-      h = cell(e, rnn, l, e.select(layerInput, rnn.timeDim, t), h, wihT, whhT);
-      outputs.push_back(h);
-    }
-    bool last = l + 1 == rnn.layers;
-    layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
-    hN.push_back(h);
-  }
-  e.stack(hN, 0, node.outputs[1].name);
-  return std::move(e.nodes);
+using State = std::vector<std::string>;
+
+std::vector<Node> decomposeLstm(Graph &g, Node &node) {
+  const auto &hx = requireArg(node, "hx").names;
+  if (hx.size() != 2) throw Error("lstm takes (h0, c0) as hx", {}, RnnCall::whereOf(node));
+  return unroll(g, node, "lstm", hx,
+                [](Emitter &e, const RnnCall &rnn, int64_t k, const std::string &xt, const State &state,
+                   const std::string &wihT, const std::string &whhT) {
+                  int64_t hidden = e.sizes(rnn.whh(k))[1];
+                  const std::string &h = state[0], &c = state[1];
+                  std::string gates = e.binary("add", e.linear(xt, wihT, rnn.bih(k)), e.linear(h, whhT, rnn.bhh(k)));
+                  auto gate = [&](int64_t q) { return e.slice(gates, 1, q * hidden, (q + 1) * hidden); };
+                  std::string i = e.unary("sigmoid", gate(0));
+                  std::string f = e.unary("sigmoid", gate(1));
+                  std::string gg = e.unary("tanh", gate(2));
+                  std::string o = e.unary("sigmoid", gate(3));
+                  std::string c2 = e.binary("add", e.binary("mul", f, c), e.binary("mul", i, gg));
+                  std::string h2 = e.binary("mul", o, e.unary("tanh", c2));
+                  return State{h2, c2};
+                });
 }
 
 std::vector<Node> decomposeGru(Graph &g, Node &node) {
-  return unrollSingleState(g, node, "gru",
-                           [](Emitter &e, const RnnCall &rnn, int64_t l, const std::string &xt, const std::string &h,
-                              const std::string &wihT, const std::string &whhT) {
-                             int64_t hidden = e.sizes(rnn.whh(l))[1];
-                             std::string gi = e.linear(xt, wihT, rnn.bih(l)), gh = e.linear(h, whhT, rnn.bhh(l));
-                             auto gate = [&](const std::string &v, int64_t k) {
-                               return e.slice(v, 1, k * hidden, (k + 1) * hidden);
-                             };
-                             std::string r = e.unary("sigmoid", e.binary("add", gate(gi, 0), gate(gh, 0)));
-                             std::string z = e.unary("sigmoid", e.binary("add", gate(gi, 1), gate(gh, 1)));
-                             std::string n =
-                                 e.unary("tanh", e.binary("add", gate(gi, 2), e.binary("mul", r, gate(gh, 2))));
-                             return e.binary("add", n, e.binary("mul", z, e.binary("sub", h, n)));
-                           });
+  return unroll(g, node, "gru", {requireArg(node, "hx").name},
+                [](Emitter &e, const RnnCall &rnn, int64_t k, const std::string &xt, const State &state,
+                   const std::string &wihT, const std::string &whhT) {
+                  int64_t hidden = e.sizes(rnn.whh(k))[1];
+                  const std::string &h = state[0];
+                  std::string gi = e.linear(xt, wihT, rnn.bih(k)), gh = e.linear(h, whhT, rnn.bhh(k));
+                  auto gate = [&](const std::string &v, int64_t q) {
+                    return e.slice(v, 1, q * hidden, (q + 1) * hidden);
+                  };
+                  std::string r = e.unary("sigmoid", e.binary("add", gate(gi, 0), gate(gh, 0)));
+                  std::string z = e.unary("sigmoid", e.binary("add", gate(gi, 1), gate(gh, 1)));
+                  std::string n = e.unary("tanh", e.binary("add", gate(gi, 2), e.binary("mul", r, gate(gh, 2))));
+                  return State{e.binary("add", n, e.binary("mul", z, e.binary("sub", h, n)))};
+                });
 }
 
 /// rnn_tanh / rnn_relu: h = act(x_t W_ih^T + b_ih + h W_hh^T + b_hh).
 std::vector<Node> decomposeElmanRnn(Graph &g, Node &node, const char *kind, const char *activation) {
-  return unrollSingleState(g, node, kind,
-                           [activation](Emitter &e, const RnnCall &rnn, int64_t l, const std::string &xt,
-                                        const std::string &h, const std::string &wihT, const std::string &whhT) {
-                             return e.unary(activation, e.binary("add", e.linear(xt, wihT, rnn.bih(l)),
-                                                                 e.linear(h, whhT, rnn.bhh(l))));
-                           });
+  return unroll(g, node, kind, {requireArg(node, "hx").name},
+                [activation](Emitter &e, const RnnCall &rnn, int64_t k, const std::string &xt, const State &state,
+                             const std::string &wihT, const std::string &whhT) {
+                  return State{e.unary(activation, e.binary("add", e.linear(xt, wihT, rnn.bih(k)),
+                                                            e.linear(state[0], whhT, rnn.bhh(k))))};
+                });
 }
 
 } // namespace

@@ -269,3 +269,145 @@ TEST_CASE("rnn_relu: two layers, batch first, biases, a given h0", "[run][decomp
   CHECK(outs.at(0) == std::vector<double>{1, 0, 2.5, 1});
   CHECK(outs.at(1) == std::vector<double>{0.5, 3, 2.5, 1});
 }
+
+namespace {
+/// A recurrent op and the shapes of one call, for the bidirectional checks.
+struct RnnCase {
+  std::string op; // "lstm", "gru", "rnn_tanh"
+  int64_t layers = 1;
+  bool bidirectional = false;
+  int64_t steps = 3, batch = 2, inputSize = 2, hidden = 3;
+  int64_t gates() const { return op == "lstm" ? 4 : op == "gru" ? 3 : 1; }
+  int64_t directions() const { return bidirectional ? 2 : 1; }
+  size_t states() const { return op == "lstm" ? 2 : 1; }
+  /// Sizes of the weights in torch's order: per layer, per direction, w_ih, w_hh, b_ih, b_hh.
+  std::vector<std::vector<int64_t>> paramSizes() const {
+    std::vector<std::vector<int64_t>> out;
+    for (int64_t l = 0; l < layers; ++l)
+      for (int64_t d = 0; d < directions(); ++d) {
+        int64_t in = l == 0 ? inputSize : directions() * hidden;
+        out.push_back({gates() * hidden, in});
+        out.push_back({gates() * hidden, hidden});
+        out.push_back({gates() * hidden});
+        out.push_back({gates() * hidden});
+      }
+    return out;
+  }
+};
+
+/// Runs `op.input(x, states, params)` (edge, planned and .pte must agree):
+/// the per-step output, then the final states.
+std::vector<std::vector<double>> runRnn(const RnnCase &c, const std::vector<double> &x,
+                                        const std::vector<std::vector<double>> &states,
+                                        const std::vector<std::vector<double>> &params) {
+  GraphBuilder b;
+  std::vector<int64_t> xs = {c.steps, c.batch, c.inputSize};
+  std::vector<int64_t> ss = {c.layers * c.directions(), c.batch, c.hidden};
+  std::vector<Value> inputs = {tensor(F32, xs, x)};
+  b.input("x", F32, xs);
+  std::vector<std::string> stateNames = {"h0", "c0"};
+  stateNames.resize(c.states());
+  for (size_t s = 0; s < c.states(); ++s) {
+    b.input(stateNames[s], F32, ss);
+    inputs.push_back(tensor(F32, ss, states.at(s)));
+  }
+  std::vector<std::string> paramNames;
+  auto sizes = c.paramSizes();
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    paramNames.push_back("p" + std::to_string(k));
+    b.input(paramNames.back(), F32, sizes[k]);
+    inputs.push_back(tensor(F32, sizes[k], params.at(k)));
+  }
+  Argument hx = c.states() == 2 ? Argument::tensors(stateNames) : T("h0");
+  Node &n = b.aten(c.op + ".input",
+                   {pos("input", T("x")), pos("hx", hx), pos("params", Argument::tensors(paramNames)),
+                    pos("has_biases", Argument::boolean(true)), pos("num_layers", Argument::integer(c.layers)),
+                    pos("dropout", Argument::real(0)), pos("train", Argument::boolean(false)),
+                    pos("bidirectional", Argument::boolean(c.bidirectional)), pos("batch_first", Argument::boolean(false))},
+                   "out", F32, {c.steps, c.batch, c.directions() * c.hidden});
+  b.output("out");
+  for (size_t s = 0; s < c.states(); ++s) {
+    std::string name = s == 0 ? "hn" : "cn";
+    n.outputs.push_back(T(name));
+    b.ep.graph.tensorValues.set(name, meta(F32, ss));
+  }
+  for (size_t s = 0; s < c.states(); ++s) b.output(s == 0 ? "hn" : "cn");
+  return lowerAndRunAll(b, inputs);
+}
+
+/// Deterministic values in [-1, 1).
+std::vector<double> noise(size_t count, uint32_t &seed) {
+  std::vector<double> out;
+  for (size_t k = 0; k < count; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    out.push_back(double(seed >> 8) / double(1u << 23) - 1.0);
+  }
+  return out;
+}
+
+size_t count(const std::vector<int64_t> &sizes) {
+  size_t n = 1;
+  for (int64_t s : sizes) n *= size_t(s);
+  return n;
+}
+} // namespace
+
+TEST_CASE("bidirectional rnn/gru/lstm: each direction is the one-way op, the reverse one on reversed time",
+          "[run][decompose][rnn]") {
+  for (std::string op : {"rnn_tanh", "gru", "lstm"}) {
+    CAPTURE(op);
+    uint32_t seed = 7;
+    RnnCase bi{op, 1, true};
+    RnnCase one{op, 1, false};
+    const int64_t T = bi.steps, B = bi.batch, H = bi.hidden;
+    std::vector<double> x = noise(count({T, B, bi.inputSize}), seed);
+    std::vector<std::vector<double>> states, params;
+    for (size_t s = 0; s < bi.states(); ++s) states.push_back(noise(size_t(2 * B * H), seed));
+    for (const auto &sizes : bi.paramSizes()) params.push_back(noise(count(sizes), seed));
+    auto both = runRnn(bi, x, states, params);
+
+    // Direction d alone: its half of the states and weights 4d..4d+3; the reverse one reads x backwards.
+    for (int d = 0; d < 2; ++d) {
+      CAPTURE(d);
+      std::vector<double> xd = x;
+      if (d == 1)
+        for (int64_t t = 0; t < T; ++t)
+          std::copy_n(x.begin() + (T - 1 - t) * B * bi.inputSize, B * bi.inputSize, xd.begin() + t * B * bi.inputSize);
+      std::vector<std::vector<double>> sd, pd(params.begin() + 4 * d, params.begin() + 4 * d + 4);
+      for (const auto &s : states) sd.emplace_back(s.begin() + d * B * H, s.begin() + (d + 1) * B * H);
+      auto alone = runRnn(one, xd, sd, pd);
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t n = 0; n < B; ++n)
+          for (int64_t j = 0; j < H; ++j) {
+            int64_t ta = d == 0 ? t : T - 1 - t;
+            CHECK(both[0][size_t((t * B + n) * 2 * H + d * H + j)] == Approx(alone[0][size_t((ta * B + n) * H + j)]));
+          }
+      for (size_t s = 0; s < bi.states(); ++s)
+        for (int64_t k = 0; k < B * H; ++k)
+          CHECK(both[1 + s][size_t(d * B * H + k)] == Approx(alone[1 + s][size_t(k)]));
+    }
+
+    // Two bidirectional layers are the second layer run on the first one's output.
+    RnnCase two{op, 2, true};
+    RnnCase second{op, 1, true, T, B, 2 * H, H};
+    std::vector<std::vector<double>> states2, params2 = params;
+    for (size_t s = 0; s < bi.states(); ++s) states2.push_back(noise(size_t(4 * B * H), seed));
+    auto sizes2 = two.paramSizes();
+    for (size_t k = params.size(); k < sizes2.size(); ++k) params2.push_back(noise(count(sizes2[k]), seed));
+    auto stacked = runRnn(two, x, states2, params2);
+    std::vector<std::vector<double>> s0, s1;
+    for (const auto &s : states2) {
+      s0.emplace_back(s.begin(), s.begin() + 2 * B * H);
+      s1.emplace_back(s.begin() + 2 * B * H, s.end());
+    }
+    auto first = runRnn(bi, x, s0, params);
+    auto top = runRnn(second, first[0], s1, std::vector<std::vector<double>>(params2.begin() + 8, params2.end()));
+    REQUIRE(stacked[0].size() == top[0].size());
+    for (size_t k = 0; k < top[0].size(); ++k) CHECK(stacked[0][k] == Approx(top[0][k]));
+    for (size_t s = 0; s < bi.states(); ++s) {
+      std::vector<double> want = first[1 + s];
+      want.insert(want.end(), top[1 + s].begin(), top[1 + s].end());
+      CHECK(stacked[1 + s] == want);
+    }
+  }
+}

@@ -121,6 +121,16 @@ fn("clamp_min_tensor", "clamp(min=tensor)", lambda x, y: torch.clamp(x, min=y), 
 fn("where", "where(x > 0, x, y)", lambda x, y: torch.where(x > 0, x, y), lambda: r(2, 4), lambda: r(4))
 fn("where_scalar", "where(c, x, 0.0)", lambda x: torch.where(x > 0, x, 0.0), lambda: r(6))
 fn("masked_fill", "masked_fill with a scalar", lambda x: x.masked_fill(x > 0, -1.0), lambda: r(2, 4))
+fn("masked_fill_tensor", "masked_fill with a 0-dim tensor value",
+   lambda x, v: x.masked_fill(x > 0, v), lambda: r(2, 4), lambda: r())
+fn("clamp_min_max", "clamp_min, clamp_max", lambda x: torch.clamp_max(torch.clamp_min(x, -0.5), 0.5), lambda: r(8))
+fn("rsub_tensor", "rsub(x, y, alpha=2)", lambda x, y: torch.rsub(x, y, alpha=2), lambda: r(5), lambda: r(5))
+fn("min_all", "x.min() of every element", lambda x: x.min(), lambda: r(3, 4))
+fn("logit_eps", "logit with eps", lambda x: torch.logit(x, eps=1e-3), lambda: torch.rand(6))
+fn("mse_loss", "mse_loss mean and sum", lambda x, y: F.mse_loss(x, y) + F.mse_loss(x, y, reduction="sum"),
+   lambda: r(3, 4), lambda: r(3, 4))
+fn("pixel_unshuffle", "pixel_unshuffle 2", lambda x: F.pixel_unshuffle(x, 2), lambda: r(1, 2, 4, 6))
+case("prelu", "nn.PReLU(3)", lambda: (nn.PReLU(3), (r(2, 3, 4),)))
 fn("bitwise_ops", "bitwise and/or/xor/not on int64", lambda x, y: ((x & y) | (x ^ y)) + (~x), lambda: ri(0, 16, 6), lambda: ri(0, 16, 6))
 fn("logical_ops", "logical and/or/not on comparisons", lambda x, y: torch.logical_or(torch.logical_and(x > 0, y < 0), torch.logical_not(x > y)), lambda: r(6), lambda: r(6))
 fn("compare_ops", "eq/ne/lt/le/gt/ge summed as ints", lambda x, y: (x == y).int() + (x != y).int() * 2 + (x < y).int() * 4 + (x <= 0).int() * 8 + (x > y).int() * 16 + (y >= 0.5).int() * 32, lambda: torch.tensor([1., 2., 3., 0., -1.]), lambda: torch.tensor([1., 3., 2., 0.5, -1.]))

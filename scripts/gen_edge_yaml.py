@@ -438,7 +438,7 @@ upsample_bilinear2d.vec upsample_nearest2d.vec upsample_bilinear2d upsample_near
 _upsample_bilinear2d_aa grid_sampler_2d col2im atan2 linalg_vector_norm logsumexp mse_loss
 native_dropout dropout scaled_dot_product_attention conv1d conv2d conv3d conv1d.padding
 conv2d.padding conv3d.padding conv_transpose1d conv_transpose2d.input conv_transpose3d.input
-convolution_backward prelu layer_norm group_norm instance_norm batch_norm cross_entropy_loss max_pool1d
+convolution_backward prelu _prelu_kernel layer_norm group_norm instance_norm batch_norm cross_entropy_loss max_pool1d
 max_pool2d""".split()
 MATMUL = """mm bmm addmm baddbmm matmul linear""".split()
 POOL = """avg_pool1d avg_pool2d avg_pool3d""".split()

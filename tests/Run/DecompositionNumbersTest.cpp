@@ -411,3 +411,68 @@ TEST_CASE("bidirectional rnn/gru/lstm: each direction is the one-way op, the rev
     }
   }
 }
+
+TEST_CASE("small rules: min, mse_loss, rsub, clamp_min/max, square, prelu, masked_fill, logit, pixel_unshuffle",
+          "[run][decompose]") {
+  constexpr ScalarType B8 = ScalarType::Bool;
+  // One call on inputs x (and y, m: given by `inputs`' sizes), output `out`.
+  auto run = [](const std::string &op, std::vector<NamedArgument> args, std::vector<std::pair<std::string, Value>> inputs,
+                ScalarType outType, std::vector<int64_t> outSizes) {
+    GraphBuilder b;
+    std::vector<Value> values;
+    for (auto &[name, v] : inputs) {
+      const Tensor &t = v.toTensor();
+      b.input(name, t.dtype, t.sizes);
+      values.push_back(v);
+    }
+    b.aten(op, std::move(args), "out", outType, outSizes);
+    b.output("out");
+    return lowerAndRun(b, values);
+  };
+  Value x6 = tensor(F32, {2, 3}, {3, -1, 4, 1, -5, 9});
+  CHECK(run("min.default", {pos("self", T("x"))}, {{"x", x6}}, F32, {}) == std::vector<double>{-5});
+
+  Value a = tensor(F32, {4}, {1, 2, 3, 4}), t = tensor(F32, {4}, {0, 2, 5, 4});
+  auto mse = [&](int64_t reduction, std::vector<int64_t> outSizes) {
+    return run("mse_loss.default", {pos("self", T("x")), pos("target", T("y")), pos("reduction", Argument::integer(reduction))},
+               {{"x", a}, {"y", t}}, F32, outSizes);
+  };
+  CHECK(mse(0, {4}) == std::vector<double>{1, 0, 4, 0});
+  CHECK(mse(1, {}) == std::vector<double>{1.25});
+  CHECK(mse(2, {}) == std::vector<double>{5});
+
+  CHECK(run("rsub.Tensor", {pos("self", T("x")), pos("other", T("y")), kw("alpha", Argument::integer(2))},
+            {{"x", tensor(F32, {2}, {1, 2})}, {"y", tensor(F32, {2}, {10, 20})}}, F32, {2}) == std::vector<double>{8, 16});
+  Value c = tensor(F32, {3}, {-1, 0.5, 2});
+  CHECK(run("clamp_min.default", {pos("self", T("x")), pos("min", Argument::integer(0))}, {{"x", c}}, F32, {3}) ==
+        std::vector<double>{0, 0.5, 2});
+  CHECK(run("clamp_max.default", {pos("self", T("x")), pos("max", Argument::real(1))}, {{"x", c}}, F32, {3}) ==
+        std::vector<double>{-1, 0.5, 1});
+  CHECK(run("square.default", {pos("self", T("x"))}, {{"x", tensor(F32, {2}, {-3, 2})}}, F32, {2}) ==
+        std::vector<double>{9, 4});
+  // prelu's weight comes viewed to [C, 1]: channel 0 scales by 0.5, channel 1 by 0.25.
+  CHECK(run("_prelu_kernel.default", {pos("self", T("x")), pos("weight", T("y"))},
+            {{"x", tensor(F32, {1, 2, 2}, {-1, 2, -3, 4})}, {"y", tensor(F32, {2, 1}, {0.5, 0.25})}}, F32, {1, 2, 2}) ==
+        std::vector<double>{-0.5, 2, -0.75, 4});
+
+  Value mask = tensor(B8, {3}, {1, 0, 1});
+  auto fill = [&](Value self, Value value, ScalarType outType) {
+    return run("masked_fill.Tensor", {pos("self", T("x")), pos("mask", T("m")), pos("value", T("v"))},
+               {{"x", self}, {"m", mask}, {"v", value}}, outType, {3});
+  };
+  CHECK(fill(tensor(F32, {3}, {1, 2, 3}), tensor(F32, {}, {7}), F32) == std::vector<double>{7, 2, 7});
+  CHECK(fill(tensor(F32, {3}, {1, 2, 3}), tensor(I64, {}, {7}), F32) == std::vector<double>{7, 2, 7});
+  // The value takes self's dtype: 2.5 in an int64 tensor is 2.
+  CHECK(fill(tensor(I64, {3}, {1, 2, 3}), tensor(F32, {}, {2.5}), I64) == std::vector<double>{2, 2, 2});
+
+  checkClose(run("logit.default", {pos("self", T("x"))}, {{"x", tensor(F32, {2}, {0.5, 0.75})}}, F32, {2}),
+             {0, std::log(3.0)});
+  checkClose(run("logit.default", {pos("self", T("x")), pos("eps", Argument::real(0.1))},
+                 {{"x", tensor(F32, {2}, {0, 1})}}, F32, {2}),
+             {std::log(1.0 / 9), std::log(9.0)});
+
+  // [1, 1, 2, 4] -> [1, 4, 1, 2]: channel i*2 + j holds x[i::2, j::2].
+  CHECK(run("pixel_unshuffle.default", {pos("self", T("x")), pos("downscale_factor", Argument::integer(2))},
+            {{"x", tensor(F32, {1, 1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7})}}, F32, {1, 4, 1, 2}) ==
+        std::vector<double>{0, 2, 1, 3, 4, 6, 5, 7});
+}

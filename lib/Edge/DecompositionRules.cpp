@@ -27,6 +27,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 
 namespace exir::embedded {
@@ -177,6 +178,17 @@ struct DecompositionRules::Rule {
   std::vector<CompiledExpr> returns;
   std::string refusal; // non-empty: the op is refused with this message when the rule applies
   std::string where;   // "file:line"
+};
+
+/// A rule, or the YAML it is parsed from when first asked for: yaml-cpp takes
+/// ~90M instructions for the whole builtin file, four fifths of lowering a
+/// small program, and a program needs the rules of a few ops.
+struct DecompositionRules::Slot {
+  std::string match;      // normalized qualified op name, known before parsing
+  std::string text;       // the rule's YAML, preceded by newlines up to its line in the file
+  std::string sourceName;
+  mutable std::shared_ptr<const Rule> rule; // set when parsed
+  const Rule &get() const;
 };
 
 namespace {
@@ -1109,11 +1121,72 @@ DecompositionRules DecompositionRules::parse(const std::string &text, const std:
     }
     if (rule->steps.empty() && rule->returns.empty() && rule->refusal.empty())
       throw fail("a rule needs 'steps', 'returns' or 'refuse'");
-    rules.rules_.push_back(std::move(rule));
+    auto slot = std::make_shared<Slot>();
+    slot->match = rule->match;
+    slot->rule = std::move(rule);
+    rules.rules_.push_back(std::move(slot));
   }
   return rules;
 } catch (const YAML::Exception &e) {
   throw Error("invalid rule: " + e.msg, sourceName, e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1));
+}
+
+const DecompositionRules::Rule &DecompositionRules::Slot::get() const {
+  // Rules load on one thread at a time (see nameIds); the lock keeps a slot
+  // from being parsed twice all the same.
+  static std::mutex parsing;
+  std::lock_guard<std::mutex> lock(parsing);
+  if (!rule) {
+    DecompositionRules one = parse(text, sourceName, false);
+    if (one.rules_.size() != 1 || one.rules_[0]->match != match)
+      throw InternalError("decomposition rule at " + sourceName + " for " + match + " did not parse to one rule for it");
+    rule = one.rules_[0]->rule;
+  }
+  return *rule;
+}
+
+// The rules of a file, each kept as its text until its op is first needed.
+// A rule starts at a line "- match: ns::op" in column 0 and runs to the next
+// line that starts with "- "; a rule written otherwise is parsed at once.
+DecompositionRules DecompositionRules::parseLazily(const std::string &text, const std::string &sourceName) {
+  DecompositionRules rules;
+  std::vector<std::pair<size_t, size_t>> starts; // (offset, line) of each "- " line
+  size_t line = 1;
+  for (size_t pos = 0; pos < text.size(); ++line) {
+    if (text.compare(pos, 2, "- ") == 0) starts.push_back({pos, line});
+    size_t eol = text.find('\n', pos);
+    pos = eol == std::string::npos ? text.size() : eol + 1;
+  }
+  for (size_t k = 0; k < starts.size(); ++k) {
+    auto [begin, firstLine] = starts[k];
+    size_t end = k + 1 < starts.size() ? starts[k + 1].first : text.size();
+    std::string chunk = std::string(firstLine - 1, '\n') + text.substr(begin, end - begin);
+    std::string head = text.substr(begin, text.find('\n', begin) - begin);
+    static const std::string kMatch = "- match: ";
+    std::string op;
+    if (head.compare(0, kMatch.size(), kMatch) == 0) {
+      op = head.substr(kMatch.size());
+      if (auto hash = op.find(" #"); hash != std::string::npos) op.resize(hash);
+      while (!op.empty() && op.back() == ' ') op.pop_back();
+      if (op.find_first_of(" {}[]'\"&*!|>%@`,") != std::string::npos) op.clear();
+    }
+    if (op.empty()) { // written some other way: parsed now
+      DecompositionRules now = parse(chunk, sourceName, false);
+      rules.rules_.insert(rules.rules_.end(), now.rules_.begin(), now.rules_.end());
+      continue;
+    }
+    auto slot = std::make_shared<Slot>();
+    slot->match = OperatorTable::normalizeName(op);
+    slot->text = std::move(chunk);
+    slot->sourceName = sourceName;
+    rules.rules_.push_back(std::move(slot));
+  }
+  return rules;
+}
+
+size_t DecompositionRules::parseAll() const {
+  for (const auto &slot : rules_) slot->get();
+  return rules_.size();
 }
 
 DecompositionRules DecompositionRules::loadFile(const std::string &path) {
@@ -1122,7 +1195,7 @@ DecompositionRules DecompositionRules::loadFile(const std::string &path) {
 
 const DecompositionRules &DecompositionRules::builtin() {
   static const DecompositionRules rules =
-      parse(std::string(embedded::builtinDecompositionsText()), "lib/Edge/decompositions.yaml");
+      parseLazily(std::string(embedded::builtinDecompositionsText()), "lib/Edge/decompositions.yaml");
   return rules;
 }
 
@@ -1135,8 +1208,9 @@ size_t DecompositionRules::size() const { return rules_.size(); }
 std::vector<std::string> DecompositionRules::describe(const std::string &qualifiedName) const {
   std::vector<std::string> lines;
   std::string key = OperatorTable::normalizeName(qualifiedName);
-  for (const auto &r : rules_) {
-    if (r->match != key) continue;
+  for (const auto &slot : rules_) {
+    if (slot->match != key) continue;
+    const Rule *r = &slot->get();
     std::string calls;
     for (const auto &step : r->steps)
       if (calls.find(step.op) == std::string::npos) calls += (calls.empty() ? "" : ", ") + step.op;
@@ -1150,7 +1224,7 @@ std::vector<std::string> DecompositionRules::describe(const std::string &qualifi
 
 std::vector<std::string> DecompositionRules::matchedOps() const {
   std::vector<std::string> ops;
-  for (const auto &r : rules_) ops.push_back(r->match);
+  for (const auto &slot : rules_) ops.push_back(slot->match);
   return ops;
 }
 
@@ -1163,17 +1237,23 @@ namespace {
 struct Expander {
   Graph &graph;
   FreshNames fresh;
-  const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &byOp;
+  /// The rules of an op, parsed when a node first needs them.
+  struct OpRules {
+    std::vector<const DecompositionRules::Slot *> slots;
+    std::vector<const DecompositionRules::Rule *> rules;
+    bool parsed = false;
+  };
+  std::unordered_map<std::string, OpRules> &byOp;
   std::map<std::pair<std::string, size_t>, std::string> symCache;
   StringMap<std::string> renamed; // removed value -> replacement
   size_t rewrites = 0;
   // One scope for every node (its slots keep their capacity): bound afresh per node.
   Scope scope{graph, {}, {}, {}};
-  std::vector<int> outIds; // name ids of out0, out1, ... (-1: no rule reads it)
-  int outListId = nameId("out");
+  // Interned rather than looked up: a rule parsed later may read them.
+  std::vector<int> outIds; // name ids of out0, out1, ...
+  int outListId = internName("out");
 
-  Expander(Graph &g, const std::unordered_map<std::string, std::vector<const DecompositionRules::Rule *>> &rules)
-      : graph(g), fresh(g), byOp(rules) {}
+  Expander(Graph &g, std::unordered_map<std::string, OpRules> &rules) : graph(g), fresh(g), byOp(rules) {}
 
   void renameInputs(Node &node) {
     if (renamed.empty()) return;
@@ -1209,8 +1289,13 @@ struct Expander {
     if (it == byOp.end()) return slot->second;
     const OpSchema *schema = OperatorTable::builtin().lookup(t.qualifiedName());
     if (!schema) return slot->second;
+    OpRules &op = it->second;
+    if (!op.parsed) { // before the argument ids below: parsing numbers the names the rules read
+      for (const auto *s : op.slots) op.rules.push_back(&s->get());
+      op.parsed = true;
+    }
     Candidates &c = slot->second;
-    c.rules = &it->second;
+    c.rules = &op.rules;
     c.schema = schema;
     for (const auto &a : schema->arguments) {
       c.ids.push_back(nameId(a.name));
@@ -1254,7 +1339,7 @@ struct Expander {
   }
 
   int outId(size_t k) {
-    while (outIds.size() <= k) outIds.push_back(nameId("out" + std::to_string(outIds.size())));
+    while (outIds.size() <= k) outIds.push_back(internName("out" + std::to_string(outIds.size())));
     return outIds[k];
   }
 
@@ -1467,8 +1552,8 @@ struct Expander {
 } // namespace
 
 size_t DecompositionRules::run(Graph &graph, const std::vector<std::string> &keep) const {
-  std::unordered_map<std::string, std::vector<const Rule *>> byOp;
-  for (const auto &r : rules_) byOp[r->match].push_back(r.get());
+  std::unordered_map<std::string, Expander::OpRules> byOp;
+  for (const auto &slot : rules_) byOp[slot->match].slots.push_back(slot.get());
   for (const auto &k : keep) byOp.erase(OperatorTable::normalizeName(k));
   Expander ex(graph, byOp);
   if (std::none_of(graph.nodes.begin(), graph.nodes.end(),

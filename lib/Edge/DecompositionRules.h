@@ -44,16 +44,23 @@ public:
   /// operator table does): "FILE:LINE: when COND -> aten::a, aten::b".
   std::vector<std::string> describe(const std::string &qualifiedName) const;
 
+  /// Parses every rule not parsed yet (the builtin file is parsed a rule at a
+  /// time, when a graph first holds its op) and returns their number: a
+  /// rule's errors show here at the latest.
+  size_t parseAll() const;
+
   /// Decomposes every node a rule matches, repeatedly until only ops without a
   /// matching rule are left; ops named in `keep` (qualified names, as
   /// --allow-non-core gives them) are left alone. Returns the number of rewrites.
   size_t run(Graph &graph, const std::vector<std::string> &keep = {}) const;
 
   struct Rule;
+  struct Slot;
 
 private:
   static DecompositionRules parse(const std::string &text, const std::string &sourceName, bool rewriteRules);
-  std::vector<std::shared_ptr<const Rule>> rules_;
+  static DecompositionRules parseLazily(const std::string &text, const std::string &sourceName);
+  std::vector<std::shared_ptr<const Slot>> rules_;
 };
 
 /// Rewrites `program` with `rules` (every method, nested subgraphs included).

@@ -10,6 +10,7 @@
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
 #include "Edge/SymSize.h"
+#include "Support/FileIO.h"
 #include "../IR/GraphBuilder.h"
 
 #include <catch2/catch.hpp>
@@ -246,10 +247,35 @@ TEST_CASE("rules: user rules are tried first and checked against the table", "[e
 TEST_CASE("every builtin rule names known ops", "[edge][rules]") {
   const auto &rules = edge::DecompositionRules::builtin();
   CHECK(rules.size() > 30);
+  // Parsed a rule at a time when needed: here all at once, so that a broken rule fails this test.
+  CHECK(rules.parseAll() == rules.size());
   auto ops = rules.matchedOps();
   for (const char *op : {"aten::layer_norm", "aten::scaled_dot_product_attention", "aten::linear", "aten::arange",
                          "aten::hardswish", "aten::diff", "aten::max_pool2d", "aten::index_copy"})
     CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
+  // Parsed a rule at a time, the file gives the same rules, at the same lines, as parsed whole.
+  const std::string path = std::string(EXIR_SOURCE_DIR) + "/lib/Edge/decompositions.yaml";
+  const std::string text = readFileOrStdin(path);
+  auto whole = edge::DecompositionRules::parse(text, "lib/Edge/decompositions.yaml");
+  CHECK(whole.size() == rules.size());
+  CHECK(whole.matchedOps() == ops);
+  std::vector<std::string> lines = {""}; // 1-based
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = std::min(text.find('\n', pos), text.size());
+    lines.push_back(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  for (const auto &op : ops) {
+    CAPTURE(op);
+    auto described = rules.describe(op);
+    CHECK(described == whole.describe(op));
+    for (const auto &d : described) {
+      size_t colon = d.find(':', d.find(".yaml:") + 6);
+      size_t line = std::stoul(d.substr(d.find(".yaml:") + 6, colon));
+      REQUIRE(line < lines.size());
+      CHECK_THAT(lines[line], Catch::Matchers::StartsWith("- match: " + op.substr(0, op.find('.'))));
+    }
+  }
 }
 
 TEST_CASE("decompose-rnn unrolls lstm over time", "[edge][rnn]") {

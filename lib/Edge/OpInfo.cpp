@@ -69,7 +69,10 @@ constexpr char kAbsent = char(-128);
 } // namespace
 
 struct DtypeRules::Impl {
-  EdgeDtypeRules rules;
+  // The builtin table itself when nothing overlays it (a copy costs more than
+  // checking a small program), else the overlaid one.
+  std::optional<EdgeDtypeRules> owned;
+  const EdgeDtypeRules &rules() const { return owned ? *owned : EdgeDtypeRules::builtin(); }
   // Per target string: the verifier checks every node, and a graph has few
   // distinct targets (parsing and looking each one up cost more than the check).
   StringMap<TargetCheck> targets = {};
@@ -80,29 +83,35 @@ DtypeRules::~DtypeRules() = default;
 DtypeRules::DtypeRules(DtypeRules &&) noexcept = default;
 DtypeRules &DtypeRules::operator=(DtypeRules &&) noexcept = default;
 
-/// The built-in edge.yaml with the registered op libraries' rules over it.
-static EdgeDtypeRules builtinWithLibraries() {
+/// The built-in edge.yaml with the registered op libraries' rules over it;
+/// nullopt when no library has rules (the builtin table is used as it is).
+static std::optional<EdgeDtypeRules> builtinWithLibraries() {
+  std::vector<const EdgeDtypeRules *> libraries = opLibraryDtypeRules();
+  if (libraries.empty()) return std::nullopt;
   EdgeDtypeRules rules = EdgeDtypeRules::builtin();
-  for (const EdgeDtypeRules *lib : opLibraryDtypeRules()) rules = rules.overlaidWith(*lib);
+  for (const EdgeDtypeRules *lib : libraries) rules = rules.overlaidWith(*lib);
   return rules;
 }
 
 DtypeRules DtypeRules::load(const std::string &path) {
   DtypeRules r;
-  r.impl_ = std::make_unique<Impl>(Impl{path.empty() ? builtinWithLibraries() : EdgeDtypeRules::loadFile(path)});
+  r.impl_ = std::make_unique<Impl>();
+  r.impl_->owned = path.empty() ? builtinWithLibraries() : EdgeDtypeRules::loadFile(path);
   return r;
 }
 
 DtypeRules DtypeRules::forProgram(const Program &program) {
   DtypeRules r;
+  r.impl_ = std::make_unique<Impl>();
   registerOpLibraries(program); // a user's edge.yaml may constrain the libraries' ops
-  const EdgeDtypeRules builtin = builtinWithLibraries();
+  std::optional<EdgeDtypeRules> builtin = builtinWithLibraries();
   if (!program.edgeRules) {
-    r.impl_ = std::make_unique<Impl>(Impl{builtin});
+    r.impl_->owned = std::move(builtin);
     return r;
   }
   EdgeDtypeRules user = EdgeDtypeRules::parse(program.edgeRules->text, program.edgeRules->source);
-  r.impl_ = std::make_unique<Impl>(Impl{program.edgeRules->replace ? std::move(user) : builtin.overlaidWith(user)});
+  if (program.edgeRules->replace) r.impl_->owned = std::move(user);
+  else r.impl_->owned = (builtin ? *builtin : EdgeDtypeRules::builtin()).overlaidWith(user);
   return r;
 }
 
@@ -148,7 +157,7 @@ std::optional<std::string> DtypeRules::check(const Graph &graph, const Node &nod
                                                                                    : kNone);
   }
   auto [verdict, first] = target.verdicts.try_emplace(std::move(combination));
-  if (first) verdict->second = impl_->rules.check(*target.schema, EdgeDtypeRules::nodeDtypes(*target.schema, graph, node));
+  if (first) verdict->second = impl_->rules().check(*target.schema, EdgeDtypeRules::nodeDtypes(*target.schema, graph, node));
   return verdict->second;
 }
 

@@ -88,12 +88,12 @@ struct Emitter {
                  positional("mat2", Argument::tensor(wT))},
                 meta(x, {xs[0], ws[1]}));
   }
-  std::string cat(const std::vector<std::string> &items, int64_t dim) {
+  std::string cat(const std::vector<std::string> &items, int64_t dim, const std::string &result = "") {
     auto s = sizes(items.front());
     s[size_t(dim)] = 0;
     for (const auto &v : items) s[size_t(dim)] += sizes(v)[size_t(dim)];
     return call("cat", "default", {positional("tensors", Argument::tensors(items)), positional("dim", Argument::integer(dim))},
-                meta(items.front(), s));
+                meta(items.front(), s), result);
   }
   std::string stack(const std::vector<std::string> &items, int64_t dim, const std::string &result = "") {
     std::vector<std::string> expanded;
@@ -104,10 +104,7 @@ struct Emitter {
                               {positional("self", Argument::tensor(v)), positional("dim", Argument::integer(dim))},
                               meta(v, s)));
     }
-    auto s = sizes(expanded.front());
-    s[size_t(dim)] = int64_t(items.size());
-    return call("cat", "default", {positional("tensors", Argument::tensors(expanded)), positional("dim", Argument::integer(dim))},
-                meta(expanded.front(), s), result);
+    return cat(expanded, dim, result);
   }
 };
 

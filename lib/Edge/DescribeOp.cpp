@@ -26,6 +26,9 @@ constexpr CppDecomposition kCppDecompositions[] = {
     {"aten::conv1d", "decompose-convolution", "aten::convolution"},
     {"aten::conv2d", "decompose-convolution", "aten::convolution"},
     {"aten::conv3d", "decompose-convolution", "aten::convolution"},
+    {"aten::conv1d.padding", "decompose-convolution", "aten::convolution (\"same\" with an odd total: aten::constant_pad_nd first)"},
+    {"aten::conv2d.padding", "decompose-convolution", "aten::convolution (\"same\" with an odd total: aten::constant_pad_nd first)"},
+    {"aten::conv3d.padding", "decompose-convolution", "aten::convolution (\"same\" with an odd total: aten::constant_pad_nd first)"},
     {"aten::lstm.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
     {"aten::gru.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
     {"aten::rnn_tanh.input", "decompose-rnn", "unrolled steps (aten::addmm, aten::tanh, ...)"},
@@ -110,9 +113,19 @@ std::string describeOp(const std::string &name, const std::vector<const EdgeDtyp
   for (const auto &d : kCppDecompositions)
     if (OperatorTable::normalizeName(d.op) == key)
       cppLines.push_back(std::string("built-in pass ") + d.pass + " -> " + d.result);
+  // What to_edge does with an op that nothing decomposes: functionalize
+  // rewrites in-place and out= ops, replace-view-ops swaps views for their
+  // _copy twins, and edge allows core ops and _copy ops as they are.
+  const OpSchema *twin = functionalTwin(table, schema);
   if (ruleLines.empty() && cppLines.empty()) {
-    out << "  decomposition: none" << (info->isCore ? "" : " (to_edge refuses it unless --allow-non-core names it)")
-        << "\n";
+    out << "  decomposition: none";
+    if (twin)
+      out << " needed: functionalize replaces it by " << displayName(*twin);
+    else if (info->viewCopy)
+      out << " needed: the view becomes its _copy op";
+    else if (!isCoreOp(key))
+      out << " (to_edge refuses it unless --allow-non-core names it)";
+    out << "\n";
   } else {
     out << "  decomposition:\n";
     for (const auto &l : ruleLines) out << "    " << l << "\n";

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
+#include "Edge/OpInfo.h"
 #include "Edge/Passes.h"
 #include "Ops/OperatorTable.h"
 #include "Support/Error.h"
@@ -37,17 +38,6 @@ void renameArgument(Argument &arg, const StringMap<std::string> &current) {
     break;
   default: break;
   }
-}
-
-/// The functional twin of an in-place or out= schema, or null.
-const OpSchema *functionalTwin(const OperatorTable &table, const OpSchema &schema) {
-  if (schema.isInplace()) {
-    std::string name = schema.name.substr(0, schema.name.size() - 1);
-    std::string overload = schema.overload.empty() ? "default" : schema.overload;
-    return table.lookup(schema.ns + "::" + name + "." + overload);
-  }
-  if (schema.isOutVariant()) return table.functionalOf(schema);
-  return nullptr;
 }
 
 void functionalizeGraph(ExportedProgram &ep) {

@@ -31,6 +31,16 @@ bool isCoreOp(const std::string &qualifiedName) {
   return s->isView() && table.viewCopyOf(*s) != nullptr;
 }
 
+const OpSchema *functionalTwin(const OperatorTable &table, const OpSchema &schema) {
+  if (schema.isInplace()) {
+    std::string name = schema.name.substr(0, schema.name.size() - 1);
+    std::string overload = schema.overload.empty() ? "default" : schema.overload;
+    return table.lookup(schema.ns + "::" + name + "." + overload);
+  }
+  if (schema.isOutVariant()) return table.functionalOf(schema);
+  return nullptr;
+}
+
 bool isPlainTensorParam(const std::string &qualifiedName, const std::string &argName) {
   const OpSchema *s = schemaFor(qualifiedName);
   if (!s) return false;

@@ -13,12 +13,20 @@
 #include <optional>
 #include <string>
 
+namespace exir {
+struct OpSchema;
+class OperatorTable;
+} // namespace exir
+
 namespace exir::edge {
 
 /// True if the operator table knows `qualifiedName` ("aten::add.Tensor").
 bool isKnownOp(const std::string &qualifiedName);
 /// True if the op is in the core ATen op set (or a view_copy op, which Edge also allows).
 bool isCoreOp(const std::string &qualifiedName);
+/// The functional twin of an in-place or out= schema (what functionalize
+/// rewrites it to: add_.Tensor and add.out -> add.Tensor), or null.
+const OpSchema *functionalTwin(const OperatorTable &table, const OpSchema &schema);
 /// True if argument `argName` of the op has type Tensor (not Tensor?, not a list).
 bool isPlainTensorParam(const std::string &qualifiedName, const std::string &argName);
 /// Names of the op's arguments in schema order (empty if unknown).

@@ -475,4 +475,15 @@ TEST_CASE("small rules: min, mse_loss, rsub, clamp_min/max, square, prelu, maske
   CHECK(run("pixel_unshuffle.default", {pos("self", T("x")), pos("downscale_factor", Argument::integer(2))},
             {{"x", tensor(F32, {1, 1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7})}}, F32, {1, 4, 1, 2}) ==
         std::vector<double>{0, 2, 1, 3, 4, 6, 5, 7});
+
+  // glu: the first half times the sigmoid of the second, along dim (default -1).
+  auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  Value g = tensor(F32, {2, 4}, {1, 2, 0, 3, -1, 4, 2, -2});
+  checkClose(run("glu.default", {pos("self", T("x"))}, {{"x", g}}, F32, {2, 2}),
+             {1 * sigmoid(0), 2 * sigmoid(3), -1 * sigmoid(2), 4 * sigmoid(-2)});
+  checkClose(run("glu.default", {pos("self", T("x")), pos("dim", Argument::integer(0))}, {{"x", g}}, F32, {1, 4}),
+             {1 * sigmoid(-1), 2 * sigmoid(4), 0 * sigmoid(2), 3 * sigmoid(-2)});
+  // An odd size is refused by the rule that follows, with its message.
+  CHECK_THROWS_WITH(run("glu.default", {pos("self", T("x"))}, {{"x", tensor(F32, {3}, {1, 2, 3})}}, F32, {1}),
+                    Catch::Contains("whose size must be even"));
 }

@@ -132,6 +132,20 @@ fn("mse_loss", "mse_loss mean and sum", lambda x, y: F.mse_loss(x, y) + F.mse_lo
 fn("pixel_unshuffle", "pixel_unshuffle 2", lambda x: F.pixel_unshuffle(x, 2), lambda: r(1, 2, 4, 6))
 case("prelu", "nn.PReLU(3)", lambda: (nn.PReLU(3), (r(2, 3, 4),)))
 case("glu", "nn.GLU(dim=1)", lambda: (nn.GLU(dim=1), (r(2, 6, 3),)))
+fn("view_as_expand_as", "x.view_as(y) + z.expand_as(y)", lambda x, y, z: x.view_as(y) + z.expand_as(y),
+   lambda: r(6), lambda: r(2, 3), lambda: r(2, 1))
+def _inplace_mix(x):
+    y = x.clone()
+    y.clamp_min_(-0.5).mul_(2.0).exp_()
+    y.masked_fill_(x > 0.8, 0.0).sub_(1.0).abs_()
+    z = torch.zeros_like(x)
+    z.scatter_add_(1, torch.tensor([[0, 2, 1, 0], [3, 3, 0, 1]]), y)
+    return z.leaky_relu_(0.1) + y.sqrt_()
+
+
+fn("inplace_mix", "clamp_min_, mul_, exp_, masked_fill_, sub_, abs_, scatter_add_, leaky_relu_, sqrt_ on clones",
+   _inplace_mix, lambda: r(2, 4))
+fn("empty_like_filled", "torch.empty_like(x).fill_(2) * x", lambda x: torch.empty_like(x).fill_(2.0) * x, lambda: r(2, 3))
 fn("bitwise_ops", "bitwise and/or/xor/not on int64", lambda x, y: ((x & y) | (x ^ y)) + (~x), lambda: ri(0, 16, 6), lambda: ri(0, 16, 6))
 fn("logical_ops", "logical and/or/not on comparisons", lambda x, y: torch.logical_or(torch.logical_and(x > 0, y < 0), torch.logical_not(x > y)), lambda: r(6), lambda: r(6))
 fn("compare_ops", "eq/ne/lt/le/gt/ge summed as ints", lambda x, y: (x == y).int() + (x != y).int() * 2 + (x < y).int() * 4 + (x <= 0).int() * 8 + (x > y).int() * 16 + (y >= 0.5).int() * 32, lambda: torch.tensor([1., 2., 3., 0., -1.]), lambda: torch.tensor([1., 3., 2., 0.5, -1.]))

@@ -540,13 +540,18 @@ assign(["executorch_prim::et_copy_index.tensor", "executorch_prim::et_view"], ru
 # the rules of their functional op.
 assign(["index_copy", "index_copy_"], rule_index_out({"index"}))
 for _inplace in ["hardtanh_", "hardswish_", "hardsigmoid_", "dropout_", "sigmoid_", "tanh_", "silu_",
-                 "gelu_", "clamp_", "add_.Scalar", "sub_.Tensor", "mul_.Scalar", "div_.Tensor", "div_.Scalar"]:
+                 "gelu_", "clamp_", "add_.Scalar", "sub_.Tensor", "mul_.Scalar", "div_.Tensor", "div_.Scalar",
+                 "fill_.Scalar", "sub_.Scalar", "masked_fill_.Scalar", "masked_fill_.Tensor", "clamp_min_",
+                 "clamp_max_", "leaky_relu_", "elu_", "exp_", "neg_", "abs_", "sqrt_", "rsqrt_", "floor_", "round_",
+                 "log_", "erf_", "scatter_.src", "scatter_.value", "scatter_add_"]:
     _name, _, _overload = _inplace.partition(".")
     assign([_inplace], RULES["aten::" + _name[:-1] + ("." + _overload if _overload else "")])
+assign(["zero", "zero_"], rule_same(ALL))
 assign(["diff"], rule_same(ALL))
 assign(["__and__.Tensor", "__or__.Tensor", "__xor__.Tensor"], rule_bitwise_tensor)
 assign(["where.ScalarOther"], rule_same(ALL))
 assign(["rms_norm", "mish", "log_sigmoid"], rule_unary_float_only())
+assign(["mish_"], RULES["aten::mish"])
 assign(["pad"], rule_same(ALL))
 assign(["lstm.input", "gru.input", "rnn_tanh.input", "rnn_relu.input"], rule_unary_float_only())
 

@@ -33,6 +33,7 @@ constexpr CppDecomposition kCppDecompositions[] = {
     {"aten::gru.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
     {"aten::rnn_tanh.input", "decompose-rnn", "unrolled steps (aten::addmm, aten::tanh, ...)"},
     {"aten::rnn_relu.input", "decompose-rnn", "unrolled steps (aten::addmm, aten::relu, ...)"},
+    {"aten::_unsafe_view", "replace-view-ops", "aten::view_copy"},
     {"aten::reshape", "decompose-shape-ops", "aten::view_copy"},
     {"aten::flatten.using_ints", "decompose-shape-ops", "aten::view_copy"},
     {"aten::split.Tensor", "decompose-shape-ops", "aten::slice_copy.Tensor"},
@@ -117,9 +118,14 @@ std::string describeOp(const std::string &name, const std::vector<const EdgeDtyp
   // rewrites in-place and out= ops, replace-view-ops swaps views for their
   // _copy twins, and edge allows core ops and _copy ops as they are.
   const OpSchema *twin = functionalTwin(table, schema);
+  OpTarget target{TargetDialect::Aten, schema.ns, schema.name, schema.overload.empty() ? "default" : schema.overload};
   if (ruleLines.empty() && cppLines.empty()) {
     out << "  decomposition: none";
-    if (twin)
+    if (isGraphAssert(target))
+      out << " needed: remove-asserts drops it (a runtime check, as upstream's to_edge drops it)";
+    else if (staysAtenInEdge(target))
+      out << " needed: it stays as it is in edge (as upstream's to_edge keeps it)";
+    else if (twin)
       out << " needed: functionalize replaces it by " << displayName(*twin);
     else if (info->viewCopy)
       out << " needed: the view becomes its _copy op";

@@ -256,33 +256,32 @@ TEST_CASE("debug handles count placeholders first and keep existing ones", "[edg
 
 TEST_CASE("checkAtenDialect refuses non-core and unknown ops", "[edge][core]") {
   GraphBuilder b;
-  b.param("p_a", "prelu.weight", F32, {1});
   b.input("x", F32, {3});
-  b.aten("prelu.default", {pos("self", T("x")), pos("weight", T("p_a"))}, "prelu", F32, {3})
+  b.aten("rand_like.default", {pos("self", T("x"))}, "rand_like", F32, {3})
       .metadata.set("stack_trace", "  File \"/m.py\", line 3, in forward\n    return self.act(x)\n");
-  b.output("prelu");
+  b.output("rand_like");
   Program p = programOf(b.ep);
   CHECK(errorOf([&] { edge::checkAtenDialect(p, {}); }) ==
-        "/methods/forward/graph_module/graph/nodes/0 (prelu): operator aten::prelu is not core ATen and has no "
+        "/methods/forward/graph_module/graph/nodes/0 (rand_like): operator aten::rand_like is not core ATen and has no "
         "decomposition (at File \"/m.py\", line 3, in forward return self.act(x) ); hint: decompose it before "
-        "export, or pass --allow-non-core aten::prelu if your runtime has a kernel for it");
+        "export, or pass --allow-non-core aten::rand_like if your runtime has a kernel for it");
 
   // --allow-non-core keeps it and records what was allowed.
-  CHECK_NOTHROW(edge::checkAtenDialect(p, {"aten::prelu"}));
+  CHECK_NOTHROW(edge::checkAtenDialect(p, {"aten::rand_like"}));
   const std::string *allowed = methodOf(p).metadata.find("exir_allowed_non_core");
   REQUIRE(allowed);
-  CHECK(*allowed == "aten::prelu");
+  CHECK(*allowed == "aten::rand_like");
 
   Program q = programOf(b.ep);
   graphOf(q).nodes[0].target = "torch.ops.aten.frobnicate.default";
   graphOf(q).nodes[0].metadata.erase("stack_trace");
   CHECK(errorOf([&] { edge::checkAtenDialect(q, {}); }) ==
-        "/methods/forward/graph_module/graph/nodes/0 (prelu): operator aten::frobnicate is unknown to the operator "
+        "/methods/forward/graph_module/graph/nodes/0 (rand_like): operator aten::frobnicate is unknown to the operator "
         "table; hint: pass --allow-non-core aten::frobnicate to keep it as it is");
 
   graphOf(q).nodes[0].target = "my_lib.my_function";
   CHECK(errorOf([&] { edge::checkAtenDialect(q, {}); }) ==
-        "/methods/forward/graph_module/graph/nodes/0 (prelu): unknown call target 'my_lib.my_function'");
+        "/methods/forward/graph_module/graph/nodes/0 (rand_like): unknown call target 'my_lib.my_function'");
 
   // Core ops and custom namespaces pass.
   graphOf(q).nodes[0].target = "torch.ops.aten.mul.Tensor";
@@ -331,20 +330,19 @@ TEST_CASE("toEdge lowers a small model end to end", "[edge][pipeline]") {
 
 TEST_CASE("toEdge stops at a non-core op and names the check", "[edge][pipeline]") {
   GraphBuilder b;
-  b.param("p_a", "act.weight", F32, {1});
   b.input("x", F32, {3});
-  b.aten("prelu.default", {pos("self", T("x")), pos("weight", T("p_a"))}, "prelu", F32, {3});
-  b.output("prelu");
+  b.aten("rand_like.default", {pos("self", T("x"))}, "rand_like", F32, {3});
+  b.output("rand_like");
   Program p = programOf(b.ep);
   edge::EdgeOptions options;
   CHECK_THAT(errorOf([&] { edge::toEdge(p, options); }),
              Catch::EndsWith("if your runtime has a kernel for it [pass check-aten-dialect]"));
   // Allowed, it is kept as an edge op.
   Program q = programOf(b.ep);
-  options.allowNonCore = {"aten::prelu"};
+  options.allowNonCore = {"aten::rand_like"};
   edge::toEdge(q, options);
-  CHECK(graphOf(q).nodes.at(0).target == "executorch.exir.dialects.edge.ops.aten.prelu.default");
-  CHECK(*methodOf(q).metadata.find("exir_allowed_non_core") == "aten::prelu");
+  CHECK(graphOf(q).nodes.at(0).target == "executorch.exir.dialects.edge.ops.aten.rand_like.default");
+  CHECK(*methodOf(q).metadata.find("exir_allowed_non_core") == "aten::rand_like");
 }
 
 TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {

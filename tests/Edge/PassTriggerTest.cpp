@@ -159,6 +159,7 @@ TEST_CASE("no pass changes a program without its trigger matching", "[edge][cens
   checkTriggers(oneOp("contiguous.default", {}, same), "contiguous", changedSomewhere);
   checkTriggers(oneOp("relu_.default", {}, same), "relu_", changedSomewhere);
   checkTriggers(oneOp("prelu.default", {pos("weight", T("x"))}, same), "prelu", changedSomewhere);
+  checkTriggers(oneOp("rand_like.default", {}, same), "rand_like", changedSomewhere); // refused: no rule
   // The check is only as good as its programs: each gated pass changes one of them.
   for (const char *name : {"functionalize", "remove-asserts", "decompose-rnn", "decompose-convolution",
                            "decompose-shape-ops", "decompose-activations", "decompose-batch-norm",

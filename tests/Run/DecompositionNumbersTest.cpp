@@ -483,7 +483,92 @@ TEST_CASE("small rules: min, mse_loss, rsub, clamp_min/max, square, prelu, maske
              {1 * sigmoid(0), 2 * sigmoid(3), -1 * sigmoid(2), 4 * sigmoid(-2)});
   checkClose(run("glu.default", {pos("self", T("x")), pos("dim", Argument::integer(0))}, {{"x", g}}, F32, {1, 4}),
              {1 * sigmoid(-1), 2 * sigmoid(4), 0 * sigmoid(2), 3 * sigmoid(-2)});
+  // view_as / expand_as take other's shape; empty_like / new_empty are zeros here.
+  Value six = tensor(F32, {6}, {1, 2, 3, 4, 5, 6});
+  CHECK(run("view_as.default", {pos("self", T("x")), pos("other", T("y"))}, {{"x", six}, {"y", x6}}, F32, {2, 3}) ==
+        std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(run("expand_as.default", {pos("self", T("x")), pos("other", T("y"))},
+            {{"x", tensor(F32, {2, 1}, {7, 8})}, {"y", x6}}, F32, {2, 3}) == std::vector<double>{7, 7, 7, 8, 8, 8});
+  CHECK(run("empty_like.default", {pos("self", T("x"))}, {{"x", x6}}, F32, {2, 3}) == std::vector<double>(6, 0));
+  CHECK(run("new_empty.default", {pos("self", T("x")), pos("size", Argument::ints_({2, 2}))}, {{"x", x6}}, F32, {2, 2}) ==
+        std::vector<double>(4, 0));
+  // prelu (what nn.PReLU calls): a per-channel weight is viewed to broadcast over dim 1; one weight scales all.
+  Value nchw = tensor(F32, {1, 2, 1, 2}, {-1, 2, -3, 4});
+  CHECK(run("prelu.default", {pos("self", T("x")), pos("weight", T("y"))}, {{"x", nchw}, {"y", tensor(F32, {2}, {0.5, 0.25})}},
+            F32, {1, 2, 1, 2}) == std::vector<double>{-0.5, 2, -0.75, 4});
+  CHECK(run("prelu.default", {pos("self", T("x")), pos("weight", T("y"))}, {{"x", nchw}, {"y", tensor(F32, {1}, {0.5})}},
+            F32, {1, 2, 1, 2}) == std::vector<double>{-0.5, 2, -1.5, 4});
+
   // An odd size is refused by the rule that follows, with its message.
   CHECK_THROWS_WITH(run("glu.default", {pos("self", T("x"))}, {{"x", tensor(F32, {3}, {1, 2, 3})}}, F32, {1}),
                     Catch::Contains("whose size must be even"));
+}
+
+TEST_CASE("in-place ops of training IR compute what their functional ops do", "[run][decompose][functionalize]") {
+  constexpr ScalarType B8 = ScalarType::Bool, I64 = ScalarType::Long;
+  Value mixed = tensor(F32, {2, 3}, {-1.5, 0.25, 2, -3, 0.5, 4.5});
+  Value positive = tensor(F32, {2, 3}, {0.5, 1.5, 2, 3, 0.25, 4});
+  std::vector<std::pair<std::string, Value>> maskIn = {{"m", tensor(B8, {2, 3}, {1, 0, 0, 1, 1, 0})}};
+  std::vector<std::pair<std::string, Value>> scatterIn = {{"i", tensor(I64, {1, 3}, {1, 0, 1})},
+                                                          {"s", tensor(F32, {1, 3}, {10, 20, 30})}};
+  struct Case {
+    std::string op; // the in-place overload
+    std::vector<NamedArgument> extra;
+    std::vector<std::pair<std::string, Value>> inputs; // beside x
+    bool positiveOnly = false;
+  };
+  std::vector<Case> cases = {
+      {"fill_.Scalar", {pos("value", Argument::real(2.5))}, {}},
+      {"zero_.default", {}, {}},
+      {"sub_.Scalar", {pos("other", Argument::real(1.5))}, {}},
+      {"masked_fill_.Scalar", {pos("mask", T("m")), pos("value", Argument::real(7))}, maskIn},
+      {"masked_fill_.Tensor", {pos("mask", T("m")), pos("value", T("v"))},
+       {maskIn[0], {"v", tensor(F32, {}, {-8})}}},
+      {"clamp_min_.default", {pos("min", Argument::real(0))}, {}},
+      {"clamp_max_.default", {pos("max", Argument::real(1))}, {}},
+      {"leaky_relu_.default", {pos("negative_slope", Argument::real(0.2))}, {}},
+      {"elu_.default", {}, {}},
+      {"exp_.default", {}, {}},
+      {"neg_.default", {}, {}},
+      {"abs_.default", {}, {}},
+      {"floor_.default", {}, {}},
+      {"round_.default", {}, {}},
+      {"erf_.default", {}, {}},
+      {"mish_.default", {}, {}},
+      {"sqrt_.default", {}, {}, true},
+      {"rsqrt_.default", {}, {}, true},
+      {"log_.default", {}, {}, true},
+      {"scatter_.src", {pos("dim", Argument::integer(0)), pos("index", T("i")), pos("src", T("s"))}, scatterIn},
+      {"scatter_.value", {pos("dim", Argument::integer(0)), pos("index", T("i")), pos("value", Argument::real(9))},
+       {scatterIn[0]}},
+      {"scatter_add_.default", {pos("dim", Argument::integer(1)), pos("index", T("i")), pos("src", T("s"))}, scatterIn},
+  };
+  for (const Case &c : cases) {
+    INFO(c.op);
+    Value x = c.positiveOnly ? positive : mixed;
+    // The in-place op writes a clone of x (an intermediate, so no input
+    // mutation); the reference graph calls the functional op on x.
+    auto build = [&](bool inPlace) {
+      GraphBuilder b;
+      b.input("x", F32, {2, 3});
+      for (const auto &[name, v] : c.inputs) b.input(name, v.toTensor().dtype, v.toTensor().sizes);
+      std::string self = "x";
+      if (inPlace) {
+        b.aten("clone.default", {pos("self", T("x"))}, "c", F32, {2, 3});
+        self = "c";
+      }
+      std::vector<NamedArgument> args = {pos("self", T(self))};
+      args.insert(args.end(), c.extra.begin(), c.extra.end());
+      std::string op = c.op;
+      if (!inPlace) op.erase(op.find("_."), 1);
+      b.aten(op, args, "r", F32, {2, 3});
+      b.output("r");
+      return b;
+    };
+    std::vector<Value> values = {x};
+    for (const auto &[name, v] : c.inputs) values.push_back(v);
+    std::vector<double> inPlace = lowerAndRun(build(true), values), functional = lowerAndRun(build(false), values);
+    checkClose(inPlace, functional);
+    CHECK(inPlace != toDoubles(x.toTensor())); // the op did something
+  }
 }

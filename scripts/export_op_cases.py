@@ -145,6 +145,11 @@ def _inplace_mix(x):
 
 fn("inplace_mix", "clamp_min_, mul_, exp_, masked_fill_, sub_, abs_, scatter_add_, leaky_relu_, sqrt_ on clones",
    _inplace_mix, lambda: r(2, 4))
+fn("einsum_attention", "einsum bhqd,bhkd->bhqk then bhqk,bhkd->bqhd",
+   lambda q, k: torch.einsum("bhqk,bhkd->bqhd", torch.einsum("bhqd,bhkd->bhqk", q, k).softmax(-1), k),
+   lambda: r(1, 2, 3, 4), lambda: r(1, 2, 5, 4))
+fn("einsum_outer_ellipsis", "rotary's einsum i,j->ij and ...d,d->...", lambda t, f, x: torch.einsum("i,j->ij", t, f).sum()
+   + torch.einsum("...d,d->...", x, f), lambda: r(5), lambda: r(3), lambda: r(2, 4, 3))
 fn("empty_like_filled", "torch.empty_like(x).fill_(2) * x", lambda x: torch.empty_like(x).fill_(2.0) * x, lambda: r(2, 3))
 fn("bitwise_ops", "bitwise and/or/xor/not on int64", lambda x, y: ((x & y) | (x ^ y)) + (~x), lambda: ri(0, 16, 6), lambda: ri(0, 16, 6))
 fn("logical_ops", "logical and/or/not on comparisons", lambda x, y: torch.logical_or(torch.logical_and(x > 0, y < 0), torch.logical_not(x > y)), lambda: r(6), lambda: r(6))

@@ -213,7 +213,7 @@ void toEdge(Program &program, const EdgeOptions &options) {
     }, always()));
   }
   addPass(aten, "functionalize"); // the copy_ write-backs that rules emit
-  for (const char *name : {"decompose-rnn", "decompose-convolution",
+  for (const char *name : {"decompose-einsum", "decompose-rnn", "decompose-convolution",
                            "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
     addPass(aten, name);
   aten.add(gated.gate("check-aten-dialect", [&](Program &p) { checkAtenDialect(p, allowNonCore); },

@@ -348,7 +348,7 @@ TEST_CASE("toEdge stops at a non-core op and names the check", "[edge][pipeline]
 TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
   std::vector<std::string> names;
   for (const auto &info : edge::edgePassRegistry()) names.push_back(info.name);
-  CHECK(names == Names{"functionalize", "remove-asserts", "decompose-rules", "decompose-rnn", "decompose-convolution", "decompose-shape-ops", "decompose-activations",
+  CHECK(names == Names{"functionalize", "remove-asserts", "decompose-rules", "decompose-einsum", "decompose-rnn", "decompose-convolution", "decompose-shape-ops", "decompose-activations",
                        "decompose-batch-norm", "replace-view-ops", "normalize-layouts", "optional-tensor-lists", "scalar-to-tensor", "to-edge-ops", "dim-order-ops", "fold-constants",
                        "debug-handles"});
   auto pass = edge::edgePassRegistry().front().create();

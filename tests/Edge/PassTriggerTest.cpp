@@ -92,7 +92,7 @@ void checkTriggers(Program p, const std::string &label, std::set<std::string> &c
   // Passes in to_edge's order (check-aten-dialect before replace-view-ops).
   static const std::vector<std::string> order = {
       "functionalize",         "remove-asserts",        "decompose-rules",      "functionalize",
-      "decompose-rnn",         "decompose-convolution", "decompose-shape-ops",  "decompose-activations",
+      "decompose-einsum",      "decompose-rnn",         "decompose-convolution", "decompose-shape-ops",  "decompose-activations",
       "decompose-batch-norm",  "check-aten-dialect",    "replace-view-ops",     "normalize-layouts",
       "optional-tensor-lists", "scalar-to-tensor",      "to-edge-ops",          "dim-order-ops",
       "fold-constants",        "debug-handles"};
@@ -160,8 +160,16 @@ TEST_CASE("no pass changes a program without its trigger matching", "[edge][cens
   checkTriggers(oneOp("relu_.default", {}, same), "relu_", changedSomewhere);
   checkTriggers(oneOp("prelu.default", {pos("weight", T("x"))}, same), "prelu", changedSomewhere);
   checkTriggers(oneOp("rand_like.default", {}, same), "rand_like", changedSomewhere); // refused: no rule
+  {
+    GraphBuilder b;
+    b.input("x", F32, {2, 3});
+    b.aten("einsum.default", {pos("equation", Argument::string("ij->ji")), pos("tensors", Argument::tensors({"x"}))}, "y",
+           F32, {3, 2});
+    b.output("y");
+    checkTriggers(programOf(b.ep), "einsum", changedSomewhere);
+  }
   // The check is only as good as its programs: each gated pass changes one of them.
-  for (const char *name : {"functionalize", "remove-asserts", "decompose-rnn", "decompose-convolution",
+  for (const char *name : {"functionalize", "remove-asserts", "decompose-einsum", "decompose-rnn", "decompose-convolution",
                            "decompose-shape-ops", "decompose-activations", "decompose-batch-norm",
                            "check-aten-dialect", "replace-view-ops"}) {
     INFO(name);

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
 using namespace exir;
 using namespace exir::run;
@@ -570,5 +571,119 @@ TEST_CASE("in-place ops of training IR compute what their functional ops do", "[
     std::vector<double> inPlace = lowerAndRun(build(true), values), functional = lowerAndRun(build(false), values);
     checkClose(inPlace, functional);
     CHECK(inPlace != toDoubles(x.toTensor())); // the op did something
+  }
+}
+
+namespace {
+
+/// einsum by its definition (explicit "->", no ellipsis): every assignment of
+/// the letters, the product of the operands' elements summed into the output's.
+std::vector<double> einsumByDefinition(const std::string &equation, const std::vector<std::vector<int64_t>> &shapes,
+                                       const std::vector<std::vector<double>> &data) {
+  size_t arrow = equation.find("->");
+  std::vector<std::string> specs;
+  std::string lhs = equation.substr(0, arrow), out = equation.substr(arrow + 2);
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    specs.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::map<char, int64_t> size;
+  for (size_t k = 0; k < specs.size(); ++k)
+    for (size_t d = 0; d < specs[k].size(); ++d) size[specs[k][d]] = shapes[k][d];
+  std::string letters;
+  for (auto &[c, n] : size) letters += c;
+  auto offset = [&](const std::string &spec, const std::vector<int64_t> &shape, std::map<char, int64_t> &at) {
+    int64_t o = 0;
+    for (size_t d = 0; d < spec.size(); ++d) o = o * (shape.empty() ? size[spec[d]] : shape[d]) + at[spec[d]];
+    return o;
+  };
+  int64_t outCount = 1;
+  for (char c : out) outCount *= size[c];
+  std::vector<double> result(size_t(outCount), 0);
+  std::map<char, int64_t> at;
+  for (char c : letters) at[c] = 0;
+  for (;;) {
+    double p = 1;
+    for (size_t k = 0; k < specs.size(); ++k) p *= data[k][size_t(offset(specs[k], shapes[k], at))];
+    result[size_t(offset(out, {}, at))] += p;
+    size_t i = 0;
+    for (; i < letters.size(); ++i) {
+      if (++at[letters[i]] < size[letters[i]]) break;
+      at[letters[i]] = 0;
+    }
+    if (i == letters.size()) break;
+  }
+  return result;
+}
+
+std::vector<double> lowerEinsum(const std::string &equation, const std::vector<std::vector<int64_t>> &shapes,
+                                const std::vector<std::vector<double>> &data, const std::vector<int64_t> &outSizes) {
+  GraphBuilder b;
+  std::vector<std::string> names;
+  std::vector<Value> values;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    names.push_back("t" + std::to_string(k));
+    b.input(names.back(), F32, shapes[k]);
+    values.push_back(tensor(F32, shapes[k], data[k]));
+  }
+  b.aten("einsum.default", {pos("equation", Argument::string(equation)), pos("tensors", Argument::tensors(names))}, "out",
+         F32, outSizes);
+  b.output("out");
+  return lowerAndRun(b, values);
+}
+
+} // namespace
+
+TEST_CASE("einsum lowers to permute, sum and bmm, and computes its definition", "[run][decompose][einsum]") {
+  // Hand values: a matrix product and an outer product (rotary embeddings' "i,j->ij").
+  CHECK(lowerEinsum("ij,jk->ik", {{2, 2}, {2, 2}}, {{1, 2, 3, 4}, {5, 6, 7, 8}}, {2, 2}) ==
+        std::vector<double>{19, 22, 43, 50});
+  CHECK(lowerEinsum("i,j->ij", {{2}, {3}}, {{1, 2}, {1, 10, 100}}, {2, 3}) ==
+        std::vector<double>{1, 10, 100, 2, 20, 200});
+  // Implicit output (letters used once, sorted) and an ellipsis over leading dims.
+  CHECK(lowerEinsum("ij,jk", {{2, 2}, {2, 2}}, {{1, 2, 3, 4}, {5, 6, 7, 8}}, {2, 2}) ==
+        std::vector<double>{19, 22, 43, 50});
+  CHECK(lowerEinsum("...d,d->...", {{2, 3}, {3}}, {{1, 2, 3, 4, 5, 6}, {1, 0, -1}}, {2}) == std::vector<double>{-2, -2});
+
+  // Against the definition: attention-shaped contractions, transposes, sums,
+  // three operands, a broadcast size-1 batch dim.
+  struct Case {
+    std::string equation;
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<int64_t> out;
+  };
+  std::vector<Case> cases = {
+      {"bhqd,bhkd->bhqk", {{1, 2, 3, 4}, {1, 2, 5, 4}}, {1, 2, 3, 5}},
+      {"bhqk,bhkd->bqhd", {{1, 2, 3, 5}, {1, 2, 5, 4}}, {1, 3, 2, 4}},
+      {"ij->ji", {{2, 3}}, {3, 2}},
+      {"ijk->", {{2, 3, 2}}, {}},
+      {"ijk->ki", {{2, 3, 2}}, {2, 2}},
+      {"ij,jk,kl->il", {{2, 3}, {3, 4}, {4, 2}}, {2, 2}},
+      {"ab,cd->", {{2, 2}, {3, 1}}, {}},
+      {"bij,bjk->bik", {{1, 2, 3}, {4, 3, 2}}, {4, 2, 2}},
+      {"i,i->", {{5}, {5}}, {}},
+  };
+  for (const Case &c : cases) {
+    INFO(c.equation);
+    std::vector<std::vector<double>> data;
+    double v = 0.5;
+    for (const auto &s : c.shapes) {
+      int64_t n = 1;
+      for (int64_t d : s) n *= d;
+      auto &d = data.emplace_back();
+      for (int64_t i = 0; i < n; ++i, v = v * 1.7 - std::floor(v * 1.7) - 0.3) d.push_back(v);
+    }
+    std::vector<double> lowered = lowerEinsum(c.equation, c.shapes, data, c.out);
+    // The definition broadcasts no dims: "bij,bjk"'s first operand (batch 1)
+    // is repeated to the batch of 4 the lowering broadcasts it to.
+    std::vector<std::vector<int64_t>> shapes = c.shapes;
+    if (shapes.size() == 2 && shapes[0][0] == 1 && c.equation == "bij,bjk->bik") {
+      auto first = data[0];
+      for (int k = 1; k < 4; ++k) data[0].insert(data[0].end(), first.begin(), first.end());
+      shapes[0][0] = 4;
+    }
+    checkClose(lowered, einsumByDefinition(c.equation, shapes, data));
   }
 }

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
+#include "Support/CheckedMath.h"
 #include "Support/Error.h"
 
 #include <algorithm>
@@ -193,7 +194,11 @@ private:
     std::string aOrder = batch + aOnly + summed, bOrder = batch + summed + bOnly;
     auto product = [&](const std::string &letters) {
       int64_t p = 1;
-      for (char c : letters) p *= size_[c];
+      for (char c : letters) {
+        std::optional<int64_t> q = checkedMul(p, size_[c]);
+        if (!q) fail("its operands' sizes overflow int64");
+        p = *q;
+      }
       return p;
     };
     int64_t nb = product(batch), m = product(aOnly), k = product(summed), n = product(bOnly);

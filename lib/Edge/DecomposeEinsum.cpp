@@ -14,6 +14,7 @@
 #include "Edge/Passes.h"
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
+#include "Support/Strings.h"
 
 #include <algorithm>
 #include <map>
@@ -46,14 +47,7 @@ public:
     for (char c : equation.name)
       if (c != ' ') text += c;
     size_t arrow = text.find("->");
-    std::string inputs = text.substr(0, arrow);
-    std::vector<std::string> specs;
-    for (size_t start = 0;;) {
-      size_t comma = inputs.find(',', start);
-      specs.push_back(inputs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    std::vector<std::string> specs = splitFields(std::string_view(text).substr(0, arrow), ',');
     if (specs.size() != tensors.names.size())
       fail("its equation names " + std::to_string(specs.size()) + " operands but " +
            std::to_string(tensors.names.size()) + " tensors are given");

@@ -9,6 +9,7 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 #include "Support/Hash.h"
+#include "Support/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -742,13 +743,7 @@ pte::FrameList framesOfStackTrace(const std::string &stackTrace) {
     size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
     return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
   };
-  std::vector<std::string> lines;
-  for (size_t pos = 0;;) {
-    size_t nl = stackTrace.find('\n', pos);
-    lines.push_back(stackTrace.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
-    if (nl == std::string::npos) break;
-    pos = nl + 1;
-  }
+  std::vector<std::string> lines = splitFields(stackTrace, '\n');
   pte::FrameList frames;
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string line = strip(lines[i]);

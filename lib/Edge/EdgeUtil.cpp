@@ -124,37 +124,48 @@ void moveCallMetadata(Node &origin, Node &n) {
 
 size_t rewriteNodes(Graph &graph,
                     const std::function<std::optional<std::vector<Node>>(Graph &, Node &)> &rewrite) {
-  // Nodes stay in place (moving down over removed ones) as long as each
-  // rewrite gives at most one node; a second array is made only when one
-  // gives more. Most passes rewrite few nodes or none, and a copy of a
-  // 100k-node list is tens of MB of fresh memory.
+  // In place: kept nodes and single-node replacements move down over removed
+  // ones; the extra nodes of longer replacements wait aside and are spliced in
+  // from the back once the list has grown to its final size, which reuses the
+  // list's spare capacity (decompose-rules leaves room). A second list of a
+  // 100k-node graph was tens of MB of fresh memory, the pass's main cost.
   std::vector<Node> &nodes = graph.nodes;
-  std::vector<Node> result;
-  bool spilled = false;
-  size_t count = 0, kept = 0;
+  struct Spill {
+    size_t after; // index in the compacted list of the replacement's first node
+    std::vector<Node> rest;
+  };
+  std::vector<Spill> spills;
+  size_t count = 0, kept = 0, extra = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     auto replacement = rewrite(graph, nodes[i]);
-    if (replacement) ++count;
-    if (!spilled && (!replacement || replacement->size() <= 1)) {
-      if (!replacement) {
-        if (kept != i) nodes[kept] = std::move(nodes[i]);
-        ++kept;
-      } else if (!replacement->empty()) {
-        nodes[kept++] = std::move(replacement->front());
-      }
+    if (!replacement) {
+      if (kept != i) nodes[kept] = std::move(nodes[i]);
+      ++kept;
       continue;
     }
-    if (!spilled) {
-      spilled = true;
-      result.reserve(nodes.size() + replacement->size());
-      for (size_t k = 0; k < kept; ++k) result.push_back(std::move(nodes[k]));
+    ++count;
+    if (replacement->empty()) continue;
+    nodes[kept] = std::move(replacement->front());
+    if (replacement->size() > 1) {
+      replacement->erase(replacement->begin());
+      extra += replacement->size();
+      spills.push_back({kept, std::move(*replacement)});
     }
-    if (!replacement) result.push_back(std::move(nodes[i]));
-    else
-      for (Node &n : *replacement) result.push_back(std::move(n));
+    ++kept;
   }
-  if (spilled) nodes = std::move(result);
-  else nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(kept), nodes.end());
+  nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(kept), nodes.end());
+  if (extra) {
+    nodes.resize(kept + extra);
+    size_t to = nodes.size();
+    for (size_t from = kept; from-- > 0;) {
+      if (!spills.empty() && spills.back().after == from) {
+        std::vector<Node> &rest = spills.back().rest;
+        for (size_t k = rest.size(); k-- > 0;) nodes[--to] = std::move(rest[k]);
+        spills.pop_back();
+      }
+      if (--to != from) nodes[to] = std::move(nodes[from]);
+    }
+  }
   // Branches of cond (and other higher-order ops) are decomposed like the method.
   for (Node &node : nodes)
     for (auto &in : node.inputs)

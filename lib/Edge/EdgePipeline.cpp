@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 namespace exir::edge {
@@ -75,6 +76,16 @@ private:
   std::optional<TargetCensus> census_;
 };
 } // namespace
+
+std::vector<std::string> toEdgePassOrder() {
+  std::vector<std::string> order;
+  for (const EdgePassDef &def : kEdgePasses) {
+    if (std::string_view(def.name) == "replace-view-ops") order.emplace_back("check-aten-dialect");
+    order.emplace_back(def.name);
+    if (std::string_view(def.name) == "decompose-rules") order.emplace_back("functionalize");
+  }
+  return order;
+}
 
 std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
   std::vector<std::pair<std::string, std::string>> passes;
@@ -200,40 +211,39 @@ void toEdge(Program &program, const EdgeOptions &options) {
   // --allow-non-core takes "aten::op" and "aten::op.default" alike.
   std::vector<std::string> allowNonCore;
   for (const auto &name : options.allowNonCore) allowNonCore.push_back(OperatorTable::normalizeName(name));
-  addPass(aten, "functionalize");
-  addPass(aten, "remove-asserts");
-  {
-    // Rules are tried in order: the user's files (in the order given) before the builtin ones.
-    auto decompositions = std::make_shared<DecompositionRules>();
-    decompositions->prepend(DecompositionRules::builtin());
-    for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
-      decompositions->prepend(DecompositionRules::loadFile(*it));
-    aten.add(gated.gate("decompose-rules", [decompositions, &allowNonCore](Program &p) {
-      decomposeWithRules(p, *decompositions, allowNonCore);
-    }, always()));
-  }
-  addPass(aten, "functionalize"); // the copy_ write-backs that rules emit
-  for (const char *name : {"decompose-einsum", "decompose-rnn", "decompose-convolution",
-                           "decompose-shape-ops", "decompose-activations", "decompose-batch-norm"})
-    addPass(aten, name);
-  aten.add(gated.gate("check-aten-dialect", [&](Program &p) { checkAtenDialect(p, allowNonCore); },
-                      matching(needsAtenDialectCheck)));
-  addPass(aten, "replace-view-ops");
-  addPass(aten, "normalize-layouts");
-  addPass(aten, "optional-tensor-lists");
-  addPass(aten, "scalar-to-tensor");
-  aten.run(program);
+  // Rules are tried in order: the user's files (in the order given) before the builtin ones.
+  auto decompositions = std::make_shared<DecompositionRules>();
+  decompositions->prepend(DecompositionRules::builtin());
+  for (auto it = options.decompositionFiles.rbegin(); it != options.decompositionFiles.rend(); ++it)
+    decompositions->prepend(DecompositionRules::loadFile(*it));
 
+  // The ATen-dialect passes go to `aten` (structural verifier only); from
+  // to-edge-ops on, to `edge`, which checks the dtype rules too.
   PassManager edge(options.passManager, [&](const Program &p) { verifyEdgeProgram(p, rules); });
-  edge.add(gated.gate("to-edge-ops", [](Program &p) {
-    toEdgeOps(p);
-    p.stage = Stage::Edge;
-  }, always()));
-  if (!options.skipDimOrder) addPass(edge, "dim-order-ops");
-  if (options.foldConstants != FoldConstantsMode::Never)
-    edge.add(gated.gate("fold-constants", [mode = options.foldConstants](Program &p) { foldConstantsWith(p, mode); },
-                        always()));
-  addPass(edge, "debug-handles");
+  PassManager *pm = &aten;
+  for (const std::string &name : toEdgePassOrder()) {
+    if (name == "to-edge-ops") {
+      pm = &edge;
+      edge.add(gated.gate(name, [](Program &p) {
+        toEdgeOps(p);
+        p.stage = Stage::Edge;
+      }, always()));
+    } else if (name == "decompose-rules") {
+      aten.add(gated.gate(name, [decompositions, &allowNonCore](Program &p) {
+        decomposeWithRules(p, *decompositions, allowNonCore);
+      }, always()));
+    } else if (name == "check-aten-dialect") {
+      aten.add(gated.gate(name, [&](Program &p) { checkAtenDialect(p, allowNonCore); },
+                          matching(needsAtenDialectCheck)));
+    } else if (name == "fold-constants") {
+      if (options.foldConstants != FoldConstantsMode::Never)
+        edge.add(gated.gate(name, [mode = options.foldConstants](Program &p) { foldConstantsWith(p, mode); },
+                            always()));
+    } else if (name != "dim-order-ops" || !options.skipDimOrder) {
+      addPass(*pm, name);
+    }
+  }
+  aten.run(program);
   addUserPasses(edge, options); // last: no gated pass runs after them
   edge.run(program);
   if (options.verifyResult) timed(options, "(verifier)", [&] { verifyEdgeProgram(program, rules); });

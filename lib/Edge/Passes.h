@@ -40,6 +40,12 @@ const std::vector<PassInfo> &edgePassRegistry();
 struct PassTrigger;
 PassTrigger edgePassTrigger(const std::string &name);
 
+/// The passes toEdge runs with default options, in order: Passes.def's, with
+/// functionalize once more after decompose-rules (the copy_ write-backs rules
+/// emit) and check-aten-dialect before replace-view-ops. Options only drop
+/// passes from it (--skip-dim-order, --fold-constants never).
+std::vector<std::string> toEdgePassOrder();
+
 /// Every pass toEdge can run, in pipeline order, as (name, summary): the
 /// registry plus the steps --pass cannot name (check-aten-dialect, rewrite).
 /// What --list-passes shows and --print-after accepts.

@@ -14,6 +14,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 using namespace exir;
 using namespace irtest;
 using Names = std::vector<std::string>;
@@ -353,6 +355,44 @@ TEST_CASE("the edge pass registry follows Passes.def", "[edge][pipeline]") {
                        "debug-handles"});
   auto pass = edge::edgePassRegistry().front().create();
   CHECK(pass->name() == "functionalize");
+}
+
+namespace {
+/// The passes toEdge ran on `p`, in order, as --print-after all shows them.
+Names passesToEdgeRan(Program p, edge::EdgeOptions options) {
+  std::ostringstream printed;
+  options.passManager.printAfter = {"all"};
+  options.passManager.printStream = &printed;
+  edge::toEdge(p, options);
+  Names ran;
+  std::istringstream lines(printed.str());
+  const std::string prefix = "// ----- IR after ";
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) ran.push_back(line.substr(prefix.size(), line.find(" -----", prefix.size()) - prefix.size()));
+  return ran;
+}
+} // namespace
+
+TEST_CASE("toEdge runs toEdgePassOrder: Passes.def's order plus the pipeline-only steps", "[edge][pipeline]") {
+  Names order = edge::toEdgePassOrder();
+  CHECK(order == Names{"functionalize", "remove-asserts", "decompose-rules", "functionalize", "decompose-einsum",
+                       "decompose-rnn", "decompose-convolution", "decompose-shape-ops", "decompose-activations",
+                       "decompose-batch-norm", "check-aten-dialect", "replace-view-ops", "normalize-layouts",
+                       "optional-tensor-lists", "scalar-to-tensor", "to-edge-ops", "dim-order-ops", "fold-constants",
+                       "debug-handles"});
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  b.aten("relu.default", {pos("self", Argument::tensor("x"))}, "y", F32, {2, 3});
+  b.output("y");
+  edge::EdgeOptions options;
+  CHECK(passesToEdgeRan(programOf(b.ep), options) == order);
+  // Options only take passes out.
+  options.skipDimOrder = true;
+  options.foldConstants = edge::FoldConstantsMode::Never;
+  Names fewer;
+  for (const auto &name : order)
+    if (name != "dim-order-ops" && name != "fold-constants") fewer.push_back(name);
+  CHECK(passesToEdgeRan(programOf(b.ep), options) == fewer);
 }
 
 TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][cond]") {

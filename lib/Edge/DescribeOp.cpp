@@ -14,10 +14,6 @@ namespace exir::edge {
 
 namespace {
 
-/// The ops a built-in C++ pass of to_edge rewrites (the rest go through rules).
-struct CppDecomposition {
-  const char *op, *pass, *result;
-};
 constexpr CppDecomposition kCppDecompositions[] = {
     {"aten::relu6", "decompose-activations", "aten::hardtanh"},
     {"aten::silu", "decompose-activations", "aten::sigmoid, aten::mul.Tensor"},
@@ -46,6 +42,12 @@ constexpr CppDecomposition kCppDecompositions[] = {
     {"aten::detach", "decompose-shape-ops", "its input"},
     {"aten::batch_norm", "decompose-batch-norm", "aten::_native_batch_norm_legit_no_training (eval)"},
 };
+
+} // namespace
+
+std::span<const CppDecomposition> cppDecompositions() { return kCppDecompositions; }
+
+namespace {
 
 size_t editDistance(const std::string &a, const std::string &b) {
   std::vector<size_t> row(b.size() + 1);

@@ -10,6 +10,7 @@
 
 #include "Edge/DecompositionRules.h"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,15 @@ class EdgeDtypeRules;
 }
 
 namespace exir::edge {
+
+/// An op a built-in C++ pass of to_edge rewrites (the rest go through rules):
+/// "aten::silu" by "decompose-activations" into "aten::sigmoid, aten::mul.Tensor".
+struct CppDecomposition {
+  const char *op, *pass, *result;
+};
+/// Every such op, as --describe-op lists them (kept in step with the passes'
+/// triggers by a test).
+std::span<const CppDecomposition> cppDecompositions();
 
 /// The description of `name` ("aten::sigmoid", "aten::sigmoid.default",
 /// "sigmoid", "mylib::custom_sin.out"). Throws exir::Error for a name the

@@ -7,6 +7,7 @@
 // the program must have had its trigger match the census taken before it.
 //
 //===----------------------------------------------------------------------===//
+#include "Edge/DescribeOp.h"
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
 #include "Serde/ProgramReader.h"
@@ -15,7 +16,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 
 using namespace exir;
 using namespace irtest;
@@ -71,6 +74,38 @@ TEST_CASE("pass triggers: by op name in either dialect, by predicate, or always"
   // A name that only starts like a trigger's op does not match.
   graphOf(p).nodes[0].target = "torch.ops.aten.silu_backward.default";
   CHECK_FALSE(triggered("decompose-activations", p));
+}
+
+TEST_CASE("--describe-op's built-in pass list and the passes' triggers name the same ops", "[edge][census][describe]") {
+  // Base name ("silu" of "aten::silu", "conv2d" of "aten::conv2d.padding").
+  auto baseName = [](const std::string &op) {
+    std::string name = op.substr(op.find("::") + 2);
+    return name.substr(0, name.find('.'));
+  };
+  std::map<std::string, std::set<std::string>> described; // pass -> base names
+  for (const edge::CppDecomposition &d : edge::cppDecompositions()) {
+    INFO(d.op << " by " << d.pass);
+    bool known = false;
+    for (const auto &info : edge::edgePassRegistry()) known |= info.name == d.pass;
+    CHECK(known);
+    edge::PassTrigger trigger = edge::edgePassTrigger(d.pass);
+    std::string op = d.op, ns = op.substr(0, op.find("::")), name = op.substr(op.find("::") + 2);
+    std::string target = "torch.ops." + ns + "." + name + (name.find('.') == std::string::npos ? ".default" : "");
+    if (trigger.kind == edge::PassTrigger::Kind::Matching) CHECK(trigger.matches(target, parseTarget(target)));
+    described[d.pass].insert(baseName(d.op));
+  }
+  size_t atenOpPasses = 0;
+  for (const auto &info : edge::edgePassRegistry()) {
+    edge::PassTrigger trigger = edge::edgePassTrigger(info.name);
+    if (trigger.kind != edge::PassTrigger::Kind::AtenOps) continue;
+    ++atenOpPasses;
+    std::istringstream names(trigger.ops);
+    std::set<std::string> triggered;
+    for (std::string name; names >> name;) triggered.insert(name);
+    INFO(info.name);
+    CHECK(described[info.name] == triggered);
+  }
+  CHECK(atenOpPasses >= 6);
 }
 
 TEST_CASE("to_edge runs a pass whose only op sits in a cond branch", "[edge][census][cond]") {

@@ -33,7 +33,8 @@ struct Term {
 
 class EinsumLowering {
 public:
-  EinsumLowering(Graph &graph, const Node &node) : graph_(graph), node_(node), fresh_(graph) {}
+  EinsumLowering(Graph &graph, const Node &node)
+      : node_(node), emit_(graph, node, "einsum: dynamic sizes are not supported", "einsum_") {}
 
   std::vector<Node> run() {
     const Argument &equation = requireArg(node_, "equation");
@@ -41,7 +42,6 @@ public:
     if (equation.kind != ArgKind::String) fail("its equation must be a string");
     if (tensors.kind != ArgKind::Tensors || tensors.names.empty()) fail("its tensors must be a list of tensors");
     const std::string result = node_.outputs.at(0).name;
-    dtype_ = metaOf(graph_, result).dtype;
 
     std::string text;
     for (char c : equation.name)
@@ -105,7 +105,7 @@ public:
     for (char c : output) outSizes.push_back(size_[c]);
     call("view", "default", {positional("self", Argument::tensor(ordered)), positional("size", Argument::ints_(outSizes))},
          outSizes, result);
-    return std::move(nodes_);
+    return emit_.take();
   }
 
 private:
@@ -115,13 +115,7 @@ private:
     throw Error("einsum: " + why, {}, "node " + node_.displayName());
   }
 
-  std::vector<int64_t> sizes(const std::string &v) const {
-    const TensorMeta &m = metaOf(graph_, v);
-    if (!m.isStatic()) fail("dynamic sizes are not supported");
-    std::vector<int64_t> out;
-    for (const auto &s : m.sizes) out.push_back(s.value);
-    return out;
-  }
+  std::vector<int64_t> sizes(const std::string &v) const { return emit_.sizes(v); }
 
   /// The letters of one side, the ellipsis written as its dims' characters:
   /// `rank` dims for an operand, `ellipsisDims` for the output.
@@ -231,25 +225,15 @@ private:
                 out);
   }
 
+  /// One call whose result has the einsum's dtype and device and `sizes`.
   std::string call(const char *name, const char *overload, std::vector<NamedArgument> args,
                    const std::vector<int64_t> &sizes, const std::string &result = "") {
-    std::string out = result;
-    if (out.empty()) {
-      std::vector<SymInt> s;
-      for (int64_t v : sizes) s.push_back(SymInt::of(v));
-      out = fresh_(std::string("einsum_") + name);
-      graph_.tensorValues.set(out, makeMeta(dtype_, s, metaOf(graph_, node_.outputs.at(0).name).device));
-    }
-    nodes_.push_back(makeCall(atenTarget("aten", name, overload), std::move(args), out, &node_));
-    return out;
+    return emit_.call(name, overload, std::move(args), emit_.meta(node_.outputs.at(0).name, sizes), result);
   }
 
-  Graph &graph_;
   const Node &node_;
-  FreshNames fresh_;
-  ScalarType dtype_ = ScalarType::Float;
+  NodeEmitter emit_;
   std::map<char, int64_t> size_;
-  std::vector<Node> nodes_;
 };
 
 } // namespace

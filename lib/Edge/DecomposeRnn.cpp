@@ -21,36 +21,11 @@ namespace exir::edge {
 
 namespace {
 
-struct Emitter {
-  Graph &graph;
-  const Node &origin;
-  FreshNames fresh;
-  std::vector<Node> nodes;
+/// The shared emitter plus the shapes an unrolled recurrent layer needs.
+struct Emitter : NodeEmitter {
+  Emitter(Graph &graph, const Node &origin)
+      : NodeEmitter(graph, origin, parseTarget(origin.target).name + " with dynamic sizes is not supported") {}
 
-  std::string call(const char *name, const char *overload, std::vector<NamedArgument> args, TensorMeta meta,
-                   const std::string &result = "") {
-    std::string out = result;
-    if (out.empty()) {
-      out = fresh(name);
-      graph.tensorValues.set(out, std::move(meta));
-    }
-    nodes.push_back(makeCall(atenTarget("aten", name, overload), std::move(args), out, &origin));
-    return out;
-  }
-  TensorMeta meta(const std::string &like, std::vector<int64_t> sizes) {
-    std::vector<SymInt> s;
-    for (int64_t v : sizes) s.push_back(SymInt::of(v));
-    const TensorMeta &m = metaOf(graph, like);
-    return makeMeta(m.dtype, s, m.device);
-  }
-  std::vector<int64_t> sizes(const std::string &v) {
-    const TensorMeta &m = metaOf(graph, v);
-    if (!m.isStatic())
-      throw Error(parseTarget(origin.target).name + " with dynamic sizes is not supported", {}, "node " + origin.displayName());
-    std::vector<int64_t> out;
-    for (const auto &s : m.sizes) out.push_back(s.value);
-    return out;
-  }
   std::string select(const std::string &x, int64_t dim, int64_t index) {
     auto s = sizes(x);
     s.erase(s.begin() + dim);
@@ -162,7 +137,7 @@ struct RnnCall {
 template <typename Cell>
 std::vector<Node> unroll(Graph &g, Node &node, const char *kind, const std::vector<std::string> &initial,
                          const Cell &cell) {
-  Emitter e{g, node, FreshNames(g), {}};
+  Emitter e(g, node);
   RnnCall rnn(e, node, kind, 1 + initial.size());
   std::string layerInput = requireArg(node, "input").name;
   std::vector<std::vector<std::string>> finals(initial.size());
@@ -189,7 +164,7 @@ std::vector<Node> unroll(Graph &g, Node &node, const char *kind, const std::vect
     layerInput = e.stack(outputs, rnn.timeDim, last ? node.outputs[0].name : "");
   }
   for (size_t s = 0; s < finals.size(); ++s) e.stack(finals[s], 0, node.outputs[1 + s].name);
-  return std::move(e.nodes);
+  return e.take();
 }
 
 using State = std::vector<std::string>;

@@ -104,6 +104,34 @@ static bool onlyCallMetadata(const OrderedMap<std::string> &metadata) {
   return true;
 }
 
+std::string NodeEmitter::call(const char *name, const char *overload, std::vector<NamedArgument> args,
+                              TensorMeta meta, const std::string &result) {
+  std::string out = result;
+  if (out.empty()) {
+    out = fresh_(namePrefix_ + name);
+    graph.tensorValues.set(out, std::move(meta));
+  }
+  nodes_.push_back(makeCall(atenTarget("aten", name, overload), std::move(args), out, &origin));
+  return out;
+}
+
+TensorMeta NodeEmitter::meta(const std::string &like, const std::vector<int64_t> &sizes) const {
+  std::vector<SymInt> s;
+  s.reserve(sizes.size());
+  for (int64_t v : sizes) s.push_back(SymInt::of(v));
+  const TensorMeta &m = metaOf(graph, like);
+  return makeMeta(m.dtype, s, m.device);
+}
+
+std::vector<int64_t> NodeEmitter::sizes(const std::string &value) const {
+  const TensorMeta &m = metaOf(graph, value);
+  if (!m.isStatic()) throw Error(dynamicMessage_, {}, "node " + origin.displayName());
+  std::vector<int64_t> out;
+  out.reserve(m.sizes.size());
+  for (const auto &s : m.sizes) out.push_back(s.value);
+  return out;
+}
+
 void copyCallMetadata(const Node &origin, Node &n) {
   // A node straight from torch.export has just these keys: one copy of the
   // map, not a lookup and an insertion per key (100k new nodes in a big graph).

@@ -122,6 +122,37 @@ TensorMeta makeMeta(ScalarType dtype, const std::vector<SymInt> &sizes, const De
 /// user's source line.
 Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, const std::string &outName,
               const Node *origin);
+
+/// Builds the aten nodes one node decomposes into (the C++ decompositions):
+/// each call gets a fresh result name, its metadata in tensor_values and the
+/// origin's stack trace. Static sizes only: `sizes` throws `dynamicMessage`
+/// at the origin node for a symbolic one.
+class NodeEmitter {
+public:
+  /// Result names are `namePrefix` + the op's name ("einsum_permute").
+  NodeEmitter(Graph &graph, const Node &origin, std::string dynamicMessage, std::string namePrefix = "")
+      : graph(graph), origin(origin), fresh_(graph), dynamicMessage_(std::move(dynamicMessage)),
+        namePrefix_(std::move(namePrefix)) {}
+
+  /// aten::name.overload(args) -> a fresh value with `meta`, or -> `result`
+  /// (an existing value: the origin's own output) when given.
+  std::string call(const char *name, const char *overload, std::vector<NamedArgument> args, TensorMeta meta,
+                   const std::string &result = "");
+  /// Contiguous metadata with `like`'s dtype and device and static `sizes`.
+  TensorMeta meta(const std::string &like, const std::vector<int64_t> &sizes) const;
+  /// The static sizes of `value`.
+  std::vector<int64_t> sizes(const std::string &value) const;
+  /// The nodes emitted so far, in order.
+  std::vector<Node> take() { return std::move(nodes_); }
+
+  Graph &graph;
+  const Node &origin;
+
+private:
+  FreshNames fresh_;
+  std::string dynamicMessage_, namePrefix_;
+  std::vector<Node> nodes_;
+};
 /// The metadata makeCall copies from `origin` (stack trace, module stack, ...), into `n`.
 void copyCallMetadata(const Node &origin, Node &n);
 /// copyCallMetadata, moving the map out of `origin` where it holds nothing else.

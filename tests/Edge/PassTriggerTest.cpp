@@ -76,7 +76,7 @@ TEST_CASE("pass triggers: by op name in either dialect, by predicate, or always"
   CHECK_FALSE(triggered("decompose-activations", p));
 }
 
-TEST_CASE("--describe-op's built-in pass list and the passes' triggers name the same ops", "[edge][census][describe]") {
+TEST_CASE("the built-in passes describe-op lists and the passes' triggers name the same ops", "[edge][census][describe]") {
   // Base name ("silu" of "aten::silu", "conv2d" of "aten::conv2d.padding").
   auto baseName = [](const std::string &op) {
     std::string name = op.substr(op.find("::") + 2);

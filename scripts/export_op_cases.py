@@ -151,6 +151,9 @@ fn("einsum_attention", "einsum bhqd,bhkd->bhqk then bhqk,bhkd->bqhd",
 fn("einsum_outer_ellipsis", "rotary's einsum i,j->ij and ...d,d->...", lambda t, f, x: torch.einsum("i,j->ij", t, f).sum()
    + torch.einsum("...d,d->...", x, f), lambda: r(5), lambda: r(3), lambda: r(2, 4, 3))
 fn("empty_like_filled", "torch.empty_like(x).fill_(2) * x", lambda x: torch.empty_like(x).fill_(2.0) * x, lambda: r(2, 3))
+fn("pow_fill_inplace", "pow_ (scalar and tensor exponent) and fill_ with a 0-dim tensor on clones",
+   lambda x, e, v: x.clone().pow_(2.0) + x.abs().pow_(e) + torch.zeros_like(x).fill_(v),
+   lambda: r(2, 3), lambda: torch.rand(3) + 0.5, lambda: r())
 fn("bitwise_ops", "bitwise and/or/xor/not on int64", lambda x, y: ((x & y) | (x ^ y)) + (~x), lambda: ri(0, 16, 6), lambda: ri(0, 16, 6))
 fn("logical_ops", "logical and/or/not on comparisons", lambda x, y: torch.logical_or(torch.logical_and(x > 0, y < 0), torch.logical_not(x > y)), lambda: r(6), lambda: r(6))
 fn("compare_ops", "eq/ne/lt/le/gt/ge summed as ints", lambda x, y: (x == y).int() + (x != y).int() * 2 + (x < y).int() * 4 + (x <= 0).int() * 8 + (x > y).int() * 16 + (y >= 0.5).int() * 32, lambda: torch.tensor([1., 2., 3., 0., -1.]), lambda: torch.tensor([1., 3., 2., 0.5, -1.]))

@@ -543,9 +543,12 @@ for _inplace in ["hardtanh_", "hardswish_", "hardsigmoid_", "dropout_", "sigmoid
                  "gelu_", "clamp_", "add_.Scalar", "sub_.Tensor", "mul_.Scalar", "div_.Tensor", "div_.Scalar",
                  "fill_.Scalar", "sub_.Scalar", "masked_fill_.Scalar", "masked_fill_.Tensor", "clamp_min_",
                  "clamp_max_", "leaky_relu_", "elu_", "exp_", "neg_", "abs_", "sqrt_", "rsqrt_", "floor_", "round_",
-                 "log_", "erf_", "scatter_.src", "scatter_.value", "scatter_add_"]:
+                 "log_", "erf_", "scatter_.src", "scatter_.value", "scatter_add_", "fill_.Tensor"]:
     _name, _, _overload = _inplace.partition(".")
     assign([_inplace], RULES["aten::" + _name[:-1] + ("." + _overload if _overload else "")])
+# In-place ops whose functional twin has another overload name (OpInfo.cpp's functionalTwin).
+assign(["pow_.Scalar"], RULES["aten::pow.Tensor_Scalar"])
+assign(["pow_.Tensor"], RULES["aten::pow.Tensor_Tensor"])
 assign(["zero", "zero_"], rule_same(ALL))
 assign(["diff"], rule_same(ALL))
 assign(["__and__.Tensor", "__or__.Tensor", "__xor__.Tensor"], rule_bitwise_tensor)

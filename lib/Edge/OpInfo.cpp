@@ -35,6 +35,9 @@ const OpSchema *functionalTwin(const OperatorTable &table, const OpSchema &schem
   if (schema.isInplace()) {
     std::string name = schema.name.substr(0, schema.name.size() - 1);
     std::string overload = schema.overload.empty() ? "default" : schema.overload;
+    // pow_'s overloads are named after the exponent alone; pow's after both
+    // operands (pow.Scalar is Scalar ** Tensor).
+    if (schema.ns == "aten" && name == "pow") overload = overload == "Scalar" ? "Tensor_Scalar" : "Tensor_Tensor";
     return table.lookup(schema.ns + "::" + name + "." + overload);
   }
   if (schema.isOutVariant()) return table.functionalOf(schema);

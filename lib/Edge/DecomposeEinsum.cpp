@@ -6,8 +6,10 @@
 // then each pair is permuted to [batch, kept, contracted] x [batch,
 // contracted, kept], reshaped to one bmm and reshaped back; the result is
 // permuted into the output's order. An ellipsis stands for the leading dims,
-// aligned from the right and broadcast as torch does. Needs static sizes; a
-// letter repeated within one operand (a diagonal) is refused.
+// aligned from the right and broadcast as torch does. With a symbolic size
+// (dynamic shapes) the operands are multiplied, broadcast over every letter,
+// and summed instead: no views, so no sizes computed at run time. A letter
+// repeated within one operand (a diagonal) is refused.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/EdgeUtil.h"
@@ -34,7 +36,7 @@ struct Term {
 class EinsumLowering {
 public:
   EinsumLowering(Graph &graph, const Node &node)
-      : node_(node), emit_(graph, node, "einsum: dynamic sizes are not supported", "einsum_") {}
+      : node_(node), emit_(graph, node, "einsum: a size is symbolic where the bmm path needs it static", "einsum_") {}
 
   std::vector<Node> run() {
     const Argument &equation = requireArg(node_, "equation");
@@ -55,7 +57,7 @@ public:
     std::vector<Term> terms;
     size_t ellipsisDims = 0;
     for (size_t k = 0; k < specs.size(); ++k) {
-      terms.push_back({tensors.names[k], expand(specs[k], sizes(tensors.names[k]).size())});
+      terms.push_back({tensors.names[k], expand(specs[k], dimsOf(tensors.names[k]).size())});
       for (char c : terms.back().letters)
         if (isEllipsis(c)) ellipsisDims = std::max(ellipsisDims, size_t(c - '0') + 1);
     }
@@ -75,22 +77,28 @@ public:
     for (char c : output)
       if (std::count(output.begin(), output.end(), c) != 1) fail("its output names a letter twice");
 
-    // Each letter's size, broadcasting 1 against n.
+    // Each letter's size, broadcasting 1 against n (symbolic sizes are taken
+    // as torch.export checked them).
+    auto isOne = [](const SymInt &v) { return !v.isExpr && v.value == 1; };
+    bool dynamic = false;
     for (const Term &t : terms) {
-      auto s = sizes(t.value);
-      for (size_t d = 0; d < s.size(); ++d) {
+      const std::vector<SymInt> &dims = dimsOf(t.value);
+      for (size_t d = 0; d < dims.size(); ++d) {
         char c = t.letters[d];
         if (std::count(t.letters.begin(), t.letters.end(), c) != 1)
           fail("a letter repeated within one operand (a diagonal) is not supported");
-        auto [it, fresh] = size_.try_emplace(c, s[d]);
-        if (!fresh && it->second != s[d]) {
-          if (it->second == 1) it->second = s[d];
-          else if (s[d] != 1) fail("operands disagree on the size of '" + std::string(1, c) + "'");
-        }
+        dynamic = dynamic || dims[d].isExpr;
+        auto [it, fresh] = letterSize_.try_emplace(c, dims[d]);
+        if (fresh || it->second == dims[d] || isOne(dims[d])) continue;
+        if (isOne(it->second)) it->second = dims[d];
+        else if (!it->second.isExpr && !dims[d].isExpr)
+          fail("operands disagree on the size of '" + std::string(1, c) + "'");
       }
     }
     for (char c : output)
-      if (!size_.count(c)) fail("its output letter '" + std::string(1, c) + "' names no operand dim");
+      if (!letterSize_.count(c)) fail("its output letter '" + std::string(1, c) + "' names no operand dim");
+    if (dynamic) return broadcastProduct(terms, output, result);
+    for (const auto &[c, v] : letterSize_) size_[c] = v.value;
 
     Term acc = sumUnneeded(terms[0], terms, 1, output);
     for (size_t k = 1; k < terms.size(); ++k) {
@@ -116,6 +124,7 @@ private:
   }
 
   std::vector<int64_t> sizes(const std::string &v) const { return emit_.sizes(v); }
+  const std::vector<SymInt> &dimsOf(const std::string &v) const { return metaOf(emit_.graph, v).sizes; }
 
   /// The letters of one side, the ellipsis written as its dims' characters:
   /// `rank` dims for an operand, `ellipsisDims` for the output.
@@ -140,6 +149,65 @@ private:
     if (rank != std::string::npos && letters.size() != rank)
       fail("an operand has " + std::to_string(rank) + " dims but its letters name " + std::to_string(letters.size()));
     return letters;
+  }
+
+  /// With a symbolic size, a bmm's views would need sizes computed at run
+  /// time: instead every operand is permuted into one letter order (the
+  /// output's, then the summed letters) and unsqueezed to that rank, the
+  /// operands multiplied (broadcasting) and the letters the output lacks
+  /// summed out. The product spans every letter, so it is only the fallback.
+  std::vector<Node> broadcastProduct(const std::vector<Term> &terms, const std::string &output,
+                                     const std::string &result) {
+    std::string all = output;
+    for (const Term &t : terms)
+      for (char c : t.letters)
+        if (all.find(c) == std::string::npos) all += c;
+    std::vector<int64_t> summed;
+    for (size_t p = output.size(); p < all.size(); ++p) summed.push_back(int64_t(p));
+    std::string acc;
+    std::vector<SymInt> accSizes;
+    for (size_t k = 0; k < terms.size(); ++k) {
+      const Term &t = terms[k];
+      const std::vector<SymInt> &dims = dimsOf(t.value);
+      std::vector<int64_t> perm;
+      std::vector<SymInt> s;
+      for (char c : all)
+        if (size_t d = t.letters.find(c); d != std::string::npos) {
+          perm.push_back(int64_t(d));
+          s.push_back(dims[d]);
+        }
+      bool last = k + 1 == terms.size() && summed.empty();
+      std::string v = t.value;
+      bool identity = true;
+      for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == int64_t(d);
+      if (!identity)
+        v = callSym("permute", "default", {positional("self", Argument::tensor(v)), positional("dims", Argument::ints_(perm))},
+                    s);
+      for (size_t p = 0; p < all.size(); ++p)
+        if (t.letters.find(all[p]) == std::string::npos) {
+          s.insert(s.begin() + std::ptrdiff_t(p), SymInt::of(1));
+          v = callSym("unsqueeze", "default",
+                      {positional("self", Argument::tensor(v)), positional("dim", Argument::integer(int64_t(p)))}, s);
+        }
+      if (k == 0) {
+        acc = v;
+        accSizes = s;
+        if (last) acc = callSym("clone", "default", {positional("self", Argument::tensor(acc))}, accSizes, result);
+        continue;
+      }
+      for (size_t p = 0; p < all.size(); ++p)
+        if (!accSizes[p].isExpr && accSizes[p].value == 1) accSizes[p] = s[p];
+      acc = callSym("mul", "Tensor", {positional("self", Argument::tensor(acc)), positional("other", Argument::tensor(v))},
+                    accSizes, last ? result : "");
+    }
+    if (!summed.empty()) {
+      accSizes.resize(output.size());
+      callSym("sum", "dim_IntList",
+              {positional("self", Argument::tensor(acc)), positional("dim", Argument::ints_(summed)),
+               positional("keepdim", Argument::boolean(false))},
+              accSizes, result);
+    }
+    return emit_.take();
   }
 
   /// Letters the operands from `from` on, or the output, still use.
@@ -231,9 +299,16 @@ private:
     return emit_.call(name, overload, std::move(args), emit_.meta(node_.outputs.at(0).name, sizes), result);
   }
 
+  /// The same with sizes that may be symbolic.
+  std::string callSym(const char *name, const char *overload, std::vector<NamedArgument> args,
+                      const std::vector<SymInt> &sizes, const std::string &result = "") {
+    return emit_.call(name, overload, std::move(args), emit_.meta(node_.outputs.at(0).name, sizes), result);
+  }
+
   const Node &node_;
   NodeEmitter emit_;
-  std::map<char, int64_t> size_;
+  std::map<char, SymInt> letterSize_;
+  std::map<char, int64_t> size_; // the same, all static (the bmm path)
 };
 
 } // namespace

@@ -25,7 +25,7 @@ constexpr CppDecomposition kCppDecompositions[] = {
     {"aten::conv1d.padding", "decompose-convolution", "aten::convolution (\"same\" with an odd total: aten::constant_pad_nd first)"},
     {"aten::conv2d.padding", "decompose-convolution", "aten::convolution (\"same\" with an odd total: aten::constant_pad_nd first)"},
     {"aten::conv3d.padding", "decompose-convolution", "aten::convolution (\"same\" with an odd total: aten::constant_pad_nd first)"},
-    {"aten::einsum", "decompose-einsum", "aten::permute, aten::sum.dim_IntList, aten::bmm, aten::view"},
+    {"aten::einsum", "decompose-einsum", "aten::permute, aten::sum.dim_IntList, aten::bmm, aten::view (symbolic sizes: aten::unsqueeze, aten::mul.Tensor, aten::sum.dim_IntList)"},
     {"aten::lstm.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
     {"aten::gru.input", "decompose-rnn", "unrolled gates (aten::addmm, aten::sigmoid, aten::tanh, ...)"},
     {"aten::rnn_tanh.input", "decompose-rnn", "unrolled steps (aten::addmm, aten::tanh, ...)"},

@@ -119,8 +119,12 @@ TensorMeta NodeEmitter::meta(const std::string &like, const std::vector<int64_t>
   std::vector<SymInt> s;
   s.reserve(sizes.size());
   for (int64_t v : sizes) s.push_back(SymInt::of(v));
+  return meta(like, s);
+}
+
+TensorMeta NodeEmitter::meta(const std::string &like, const std::vector<SymInt> &sizes) const {
   const TensorMeta &m = metaOf(graph, like);
-  return makeMeta(m.dtype, s, m.device);
+  return makeMeta(m.dtype, sizes, m.device);
 }
 
 std::vector<int64_t> NodeEmitter::sizes(const std::string &value) const {

@@ -140,6 +140,8 @@ public:
                    const std::string &result = "");
   /// Contiguous metadata with `like`'s dtype and device and static `sizes`.
   TensorMeta meta(const std::string &like, const std::vector<int64_t> &sizes) const;
+  /// The same with sizes that may be symbolic.
+  TensorMeta meta(const std::string &like, const std::vector<SymInt> &sizes) const;
   /// The static sizes of `value`.
   std::vector<int64_t> sizes(const std::string &value) const;
   /// The nodes emitted so far, in order.

@@ -11,6 +11,7 @@
 #include "Plan/PlanPasses.h"
 #include "Run/Interpreter.h"
 #include "Run/TensorData.h"
+#include "Support/Strings.h"
 #include "../IR/GraphBuilder.h"
 
 #include <catch2/catch.hpp>
@@ -642,7 +643,67 @@ std::vector<double> lowerEinsum(const std::string &equation, const std::vector<s
   return lowerAndRun(b, values);
 }
 
+/// lowerEinsum with the dims of `symbolic`'s letters symbolic (explicit "->",
+/// no ellipsis): each such letter its own symbol, bounded a little above the
+/// size the inputs have, so the lowering cannot know it.
+std::vector<double> lowerEinsumSymbolic(const std::string &equation, const std::vector<std::vector<int64_t>> &shapes,
+                                        const std::vector<std::vector<double>> &data,
+                                        const std::vector<int64_t> &outSizes, const std::string &symbolic) {
+  GraphBuilder b;
+  size_t arrow = equation.find("->");
+  std::vector<std::string> specs = splitFields(equation.substr(0, arrow), ',');
+  auto symbolize = [&](const std::string &value, const std::string &letters) {
+    TensorMeta m = *b.ep.graph.tensorValues.find(value);
+    for (size_t d = 0; d < letters.size(); ++d)
+      if (size_t k = symbolic.find(letters[d]); k != std::string::npos) {
+        std::string symbol = "s" + std::to_string(k);
+        m.sizes[d] = SymInt::symbol(symbol);
+        RangeConstraint range;
+        range.minVal = 1;
+        range.maxVal = 9;
+        b.ep.rangeConstraints.set(symbol, range);
+      }
+    b.ep.graph.tensorValues.set(value, m);
+  };
+  std::vector<std::string> names;
+  std::vector<Value> values;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    names.push_back("t" + std::to_string(k));
+    b.input(names.back(), F32, shapes[k]);
+    symbolize(names.back(), specs[k]);
+    values.push_back(tensor(F32, shapes[k], data[k]));
+  }
+  b.aten("einsum.default", {pos("equation", Argument::string(equation)), pos("tensors", Argument::tensors(names))}, "out",
+         F32, outSizes);
+  symbolize("out", equation.substr(arrow + 2));
+  b.output("out");
+  return lowerAndRun(b, values);
+}
+
 } // namespace
+
+TEST_CASE("einsum with symbolic sizes multiplies broadcast operands and sums", "[run][decompose][einsum]") {
+  // Rotary embeddings' outer product over a dynamic sequence length.
+  CHECK(lowerEinsumSymbolic("i,j->ij", {{2}, {3}}, {{1, 2}, {1, 10, 100}}, {2, 3}, "i") ==
+        std::vector<double>{1, 10, 100, 2, 20, 200});
+  CHECK(lowerEinsumSymbolic("ij,jk->ik", {{2, 2}, {2, 2}}, {{1, 2, 3, 4}, {5, 6, 7, 8}}, {2, 2}, "ij") ==
+        std::vector<double>{19, 22, 43, 50});
+  // One operand: a transpose keeps its values, a full sum adds them up.
+  CHECK(lowerEinsumSymbolic("ij->ji", {{2, 3}}, {{1, 2, 3, 4, 5, 6}}, {3, 2}, "i") ==
+        std::vector<double>{1, 4, 2, 5, 3, 6});
+  CHECK(lowerEinsumSymbolic("ij->", {{2, 3}}, {{1, 2, 3, 4, 5, 6}}, {}, "j") == std::vector<double>{21});
+  // Attention-shaped, with the query and key lengths dynamic, against the definition.
+  std::vector<std::vector<int64_t>> shapes = {{1, 2, 3, 4}, {1, 2, 5, 4}};
+  std::vector<std::vector<double>> data(2);
+  double v = 0.5;
+  for (size_t k = 0; k < 2; ++k)
+    for (int64_t i = 0; i < shapes[k][1] * shapes[k][2] * shapes[k][3]; ++i, v = v * 1.7 - std::floor(v * 1.7) - 0.3)
+      data[k].push_back(v);
+  checkClose(lowerEinsumSymbolic("bhqd,bhkd->bhqk", shapes, data, {1, 2, 3, 5}, "qk"),
+             einsumByDefinition("bhqd,bhkd->bhqk", shapes, data));
+  checkClose(lowerEinsumSymbolic("bhqd,bhkd->bqhk", shapes, data, {1, 3, 2, 5}, "k"),
+             einsumByDefinition("bhqd,bhkd->bqhk", shapes, data));
+}
 
 TEST_CASE("einsum lowers to permute, sum and bmm, and computes its definition", "[run][decompose][einsum]") {
   // Hand values: a matrix product and an outer product (rotary embeddings' "i,j->ij").

@@ -559,17 +559,18 @@ private:
   std::vector<Node> calls_; // call nodes, id pool_.size() + k
   std::vector<bool> alive_, member_, dependsOnCall_, inputErased_;
   std::vector<size_t> order_, pos_;
-  std::unordered_map<std::string, size_t> definedBy_;                  // value -> defining node
+  // Value names are looked up hundreds of thousands of times: FastStringHash.
+  edge::StringMap<size_t> definedBy_;                                  // value -> defining node
   struct Users {
     std::vector<size_t> any;    // nodes whose inputs name the value
     std::vector<size_t> tensor; // nodes reading it as a tensor
   };
-  std::unordered_map<std::string, Users> users_;                      // value -> its users
-  std::unordered_map<std::string, std::vector<size_t>> outputUses_;    // value -> graph outputs naming it
-  std::unordered_map<std::string, std::vector<size_t>> specUses_;      // value -> output specs naming it
-  std::unordered_set<std::string> outputTensors_;                      // tensors the graph returns
-  std::unordered_map<std::string, int> nodeNames_;                     // call-like node name -> live nodes so named
-  std::unordered_set<std::string> pendingErase_;                       // tensorValues entries to drop
+  edge::StringMap<Users> users_;                                       // value -> its users
+  edge::StringMap<std::vector<size_t>> outputUses_;                    // value -> graph outputs naming it
+  edge::StringMap<std::vector<size_t>> specUses_;                      // value -> output specs naming it
+  std::unordered_set<std::string, edge::FastStringHash> outputTensors_; // tensors the graph returns
+  edge::StringMap<int> nodeNames_;                                     // call-like node name -> live nodes so named
+  std::unordered_set<std::string, edge::FastStringHash> pendingErase_; // tensorValues entries to drop
   int64_t nextHandle_ = 1;
   // Every executorch_call_delegate[_k] with k below this is taken (FX naming
   // restarts at k = 0 each time; calls are only added, so the search resumes).

@@ -379,6 +379,9 @@ _S = torch.export.Dim("seq", min=2, max=32)
 fn("dyn_reshape", "reshape with a symbolic size (x.view(b, -1))", lambda x: x.reshape(x.shape[0], -1) * 2, lambda: r(3, 2, 4), dynamic=({0: _B},))
 fn("dyn_arange", "arange(x.shape[1]) on a dynamic dim", lambda x: x + torch.arange(x.shape[1]), lambda: r(2, 5), dynamic=({1: _S},))
 fn("dyn_softmax_seq", "attention-like on a dynamic sequence", lambda x: torch.softmax(x @ x.transpose(-1, -2), -1) @ x, lambda: r(1, 5, 4), dynamic=({1: _S},))
+fn("dyn_einsum_rotary", "einsum i,j->ij over a dynamic sequence (rotary angles) and bqd,bkd->bqk",
+   lambda x, f: (x * torch.einsum("i,j->ij", torch.arange(x.shape[1], dtype=torch.float32), f).cos()).sum(-1)
+   + torch.einsum("bqd,bkd->bqk", x, x).sum(-1), lambda: r(2, 5, 3), lambda: r(3), dynamic=({1: _S}, None))
 fn("dyn_cat", "cat of two dynamic inputs", lambda x, y: torch.cat([x, y], 0) * 1, lambda: r(3, 2), lambda: r(4, 2),
    dynamic=({0: torch.export.Dim("a", min=1, max=8)}, {0: torch.export.Dim("b", min=1, max=8)}))
 

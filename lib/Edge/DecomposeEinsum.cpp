@@ -79,7 +79,6 @@ public:
 
     // Each letter's size, broadcasting 1 against n (symbolic sizes are taken
     // as torch.export checked them).
-    auto isOne = [](const SymInt &v) { return !v.isExpr && v.value == 1; };
     bool dynamic = false;
     for (const Term &t : terms) {
       const std::vector<SymInt> &dims = dimsOf(t.value);
@@ -123,6 +122,7 @@ private:
     throw Error("einsum: " + why, {}, "node " + node_.displayName());
   }
 
+  static bool isOne(const SymInt &v) { return !v.isExpr && v.value == 1; }
   std::vector<int64_t> sizes(const std::string &v) const { return emit_.sizes(v); }
   const std::vector<SymInt> &dimsOf(const std::string &v) const { return metaOf(emit_.graph, v).sizes; }
 
@@ -177,12 +177,7 @@ private:
           s.push_back(dims[d]);
         }
       bool last = k + 1 == terms.size() && summed.empty();
-      std::string v = t.value;
-      bool identity = true;
-      for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == int64_t(d);
-      if (!identity)
-        v = callSym("permute", "default", {positional("self", Argument::tensor(v)), positional("dims", Argument::ints_(perm))},
-                    s);
+      std::string v = permute(t, perm);
       for (size_t p = 0; p < all.size(); ++p)
         if (t.letters.find(all[p]) == std::string::npos) {
           s.insert(s.begin() + std::ptrdiff_t(p), SymInt::of(1));
@@ -196,7 +191,7 @@ private:
         continue;
       }
       for (size_t p = 0; p < all.size(); ++p)
-        if (!accSizes[p].isExpr && accSizes[p].value == 1) accSizes[p] = s[p];
+        if (isOne(accSizes[p])) accSizes[p] = s[p];
       acc = callSym("mul", "Tensor", {positional("self", Argument::tensor(acc)), positional("other", Argument::tensor(v))},
                     accSizes, last ? result : "");
     }
@@ -282,15 +277,16 @@ private:
     return call("view", "default", {positional("self", Argument::tensor(v)), positional("size", Argument::ints_(shape))}, shape);
   }
 
+  /// `t` with its dims in `perm`'s order (itself when that is the order it has).
   std::string permute(const Term &t, const std::vector<int64_t> &perm) {
     bool identity = true;
     for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == int64_t(d);
     if (identity) return t.value;
-    auto s = sizes(t.value);
-    std::vector<int64_t> out;
+    const std::vector<SymInt> &s = dimsOf(t.value);
+    std::vector<SymInt> out;
     for (int64_t d : perm) out.push_back(s[size_t(d)]);
-    return call("permute", "default", {positional("self", Argument::tensor(t.value)), positional("dims", Argument::ints_(perm))},
-                out);
+    return callSym("permute", "default",
+                   {positional("self", Argument::tensor(t.value)), positional("dims", Argument::ints_(perm))}, out);
   }
 
   /// One call whose result has the einsum's dtype and device and `sizes`.

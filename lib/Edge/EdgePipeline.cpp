@@ -18,6 +18,7 @@
 #include "Support/FileIO.h"
 #include "Support/Hash.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -89,11 +90,13 @@ std::vector<std::string> toEdgePassOrder() {
 
 std::vector<std::pair<std::string, std::string>> edgePipelinePasses() {
   std::vector<std::pair<std::string, std::string>> passes;
-  for (const auto &info : edgePassRegistry()) {
-    if (info.name == "replace-view-ops")
-      passes.emplace_back("check-aten-dialect",
-                          "refuse non-core ATen ops left after decomposition (--allow-non-core); pipeline only");
-    passes.emplace_back(info.name, info.summary);
+  for (const std::string &name : toEdgePassOrder()) {
+    if (std::any_of(passes.begin(), passes.end(), [&](const auto &p) { return p.first == name; }))
+      continue; // functionalize runs twice, it is listed once
+    const char *summary = "refuse non-core ATen ops left after decomposition (--allow-non-core); pipeline only";
+    for (const EdgePassDef &def : kEdgePasses)
+      if (name == def.name) summary = def.summary;
+    passes.emplace_back(name, summary);
   }
   passes.emplace_back("rewrite", "op-replacement rules of each --rewrite FILE; pipeline only");
   return passes;

@@ -125,8 +125,8 @@ Node makeCall(const std::string &target, std::vector<NamedArgument> inputs, cons
 
 /// Builds the aten nodes one node decomposes into (the C++ decompositions):
 /// each call gets a fresh result name, its metadata in tensor_values and the
-/// origin's stack trace. Static sizes only: `sizes` throws `dynamicMessage`
-/// at the origin node for a symbolic one.
+/// origin's stack trace. `sizes` reads a value's static sizes and throws
+/// `dynamicMessage` at the origin node for a symbolic one.
 class NodeEmitter {
 public:
   /// Result names are `namePrefix` + the op's name ("einsum_permute").

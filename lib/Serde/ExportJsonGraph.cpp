@@ -276,11 +276,13 @@ Graph ExportReader::graph(Element e) {
       forEach(a, [&](Element item) { list.push_back(argument(item)); });
       req.see(k == "inputs" ? 0 : 1);
     } else if (k == "nodes") {
-      convertArray(r_.array(v), g.nodes, [](ExportReader &reader, Element item) { return reader.node(item); });
+      Array a = r_.array(v);
+      g.nodes.reserve(withGrowthRoom(a.size()));
+      convertArray(a, g.nodes, [](ExportReader &reader, Element item) { return reader.node(item); });
       req.see(2);
     } else if (k == "tensor_values") {
       Object values = r_.object(v);
-      g.tensorValues.reserve(values.size());
+      g.tensorValues.reserve(withGrowthRoom(values.size()));
       convertObject(values, g.tensorValues,
                     [](ExportReader &reader, Element meta) { return reader.tensorMeta(meta); });
       req.see(3);

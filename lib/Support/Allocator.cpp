@@ -17,10 +17,6 @@
 #include <mimalloc.h>
 #endif
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <cstddef>
 #include <new>
 
 namespace exir {
@@ -39,20 +35,6 @@ void enableLargePageHeap() {
   // mlp-100k took 15.8k -> 12.8k page faults and 0.31 -> 0.19 s of system
   // time (medians of 6 alternating runs). Longer runs still give memory back.
   mi_option_set(mi_option_decommit_delay, 1000);
-  // Blocks past 16 MiB (the JSON parser's tape, structural index and string
-  // buffer; the output writer's chunks) get mappings of their own, unmapped
-  // when freed, so the memory the parser gives back is cleared again by the
-  // kernel when the graph and the output fill it. Taken from an arena that
-  // mimalloc never decommits instead, a freed block is reused as it is: at
-  // 100k nodes the stages took 10-17% fewer fresh pages (e.g. exir-plan on
-  // llama-100k 1061 -> 904 MB of page allocations; peak RSS unchanged). Only
-  // address space is reserved (MAP_NORESERVE): pages are backed when touched.
-  // As large as the physical memory; where the reservation fails (ulimit -v)
-  // the allocator maps each block itself, as without it.
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && pageSize > 0)
-    mi_reserve_os_memory(std::min(size_t(pages) * size_t(pageSize), size_t(64) << 30), /*commit=*/true,
-                         /*allow_large=*/true);
 #endif
 }
 

@@ -49,8 +49,9 @@ def main(build, cache):
                 if not (fig.get("wall_s", 0) > 0 and fig.get("peak_rss_bytes", 0) > 0 and
                         len(fig.get("walls_s", [])) == REPEAT):
                     failures.append("%s: %s figures missing or empty: %s" % (stage, build_name, fig))
-            if not entry.get("new_over_old_wall", 0) > 0:
-                failures.append("%s: no new/old ratio" % stage)
+            ratio, spread = entry.get("new_over_old_wall", 0), entry.get("new_over_old_wall_range", [0, 0])
+            if not (ratio > 0 and spread[0] <= ratio <= spread[1]):
+                failures.append("%s: new/old ratio %r outside its rounds' range %r" % (stage, ratio, spread))
             if not any(line.split()[:1] == [stage] and "new/old" in line for line in proc.stdout.splitlines()):
                 failures.append("%s: no report line" % stage)
         # A missing old build is a usage error naming the tool, before any work.

@@ -59,6 +59,11 @@ def main(build, cache):
                                os.path.join(tmp, "nowhere"), "--suite", "mlp-2k"], capture_output=True, text=True)
         if proc.returncode == 0 or "nowhere/bin/exir-edge is missing" not in proc.stderr:
             failures.append("missing old build: exit %d, %r" % (proc.returncode, proc.stderr))
+        # Modes it does not combine with are usage errors (exit 2).
+        proc = subprocess.run([sys.executable, os.path.join(HERE, "run"), "--build", build, "--compare", build,
+                               "--scaling"], capture_output=True, text=True)
+        if proc.returncode != 2 or "does not combine" not in proc.stderr:
+            failures.append("--compare --scaling: exit %d, %r" % (proc.returncode, proc.stderr))
     return failures
 
 

@@ -177,6 +177,14 @@ void setRootCallSignature(ExportedProgram &ep, std::vector<std::string> userInpu
 Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const Node *> &nodes,
                          const std::vector<size_t> &ownedInputs,
                          const std::function<bool(const std::string &)> &usedOutside) {
+  Subgraph sub = extractSubgraphWithoutNodes(parent, nodes, ownedInputs, usedOutside);
+  for (const Node *node : nodes) sub.program.graph.nodes.push_back(*node);
+  return sub;
+}
+
+Subgraph extractSubgraphWithoutNodes(const ExportedProgram &parent, const std::vector<const Node *> &nodes,
+                                     const std::vector<size_t> &ownedInputs,
+                                     const std::function<bool(const std::string &)> &usedOutside) {
   const Graph &g = parent.graph;
   Subgraph sub;
   sub.program = emptyLike(parent);
@@ -209,7 +217,6 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
                           "' computed outside the partition; delegates take tensor inputs only",
                       {}, "node " + node.displayName());
     }
-    sg.nodes.push_back(node);
     for (const auto &o : node.outputs) {
       forEachTensorName(o, [&](const std::string &n) { copyValueMeta(g, sg, n); });
       for (const auto &s : o.syms)
@@ -225,6 +232,7 @@ Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const 
       });
     }
   setRootCallSignature(sub.program, sub.userInputs, sub.outputs.size());
+  sg.nodes.reserve(nodes.size());
   return sub;
 }
 

@@ -46,6 +46,12 @@ struct Subgraph {
 Subgraph extractSubgraph(const ExportedProgram &parent, const std::vector<const Node *> &nodes,
                          const std::vector<size_t> &ownedInputs,
                          const std::function<bool(const std::string &)> &usedOutside);
+/// The same with the subgraph's node list left empty (room reserved): the
+/// caller appends the nodes, in the same order, and may move them there when
+/// they leave the parent anyway.
+Subgraph extractSubgraphWithoutNodes(const ExportedProgram &parent, const std::vector<const Node *> &nodes,
+                                     const std::vector<size_t> &ownedInputs,
+                                     const std::function<bool(const std::string &)> &usedOutside);
 
 /// FX's name for a new node: `base`, base_1, ... unused by nodes and values.
 std::string freshNodeName(const Graph &graph, const std::string &base);

@@ -94,11 +94,13 @@ struct Outcome {
   LoweringReport report;
 };
 
-Outcome lower(const Program &input, const PartitionResult &tags, bool stepwise) {
+Outcome lower(const Program &input, const PartitionResult &tags, bool stepwise,
+             const BackendRegistry *backends = &BackendRegistry::builtin()) {
   Outcome out;
   out.program = input;
   LoweringOptions options;
   options.stepwise = stepwise;
+  options.backends = backends;
   FixedPartitioner partitioner([&](const ExportedProgram &) { return tags; });
   try {
     partitionProgram(out.program, partitioner, options, out.report);
@@ -109,10 +111,11 @@ Outcome lower(const Program &input, const PartitionResult &tags, bool stepwise) 
 }
 
 /// Lowers `program`'s forward with `tags` both ways; returns whether they succeeded.
-bool checkPathsAgree(const Program &program, const PartitionResult &tags, const std::string &what) {
+bool checkPathsAgree(const Program &program, const PartitionResult &tags, const std::string &what,
+                     const BackendRegistry *backends = &BackendRegistry::builtin()) {
   INFO(what);
-  Outcome reference = lower(program, tags, true);
-  Outcome incremental = lower(program, tags, false);
+  Outcome reference = lower(program, tags, true, backends);
+  Outcome incremental = lower(program, tags, false, backends);
   REQUIRE(reference.report.incrementalMethods == 0);
   REQUIRE(incremental.error == reference.error);
   REQUIRE(incremental.report.delegatesCreated == reference.report.delegatesCreated);
@@ -130,6 +133,23 @@ bool checkPathsAgree(const Program &program, const PartitionResult &tags, const 
   verifyDelegatedProgram(incremental.program);
   return true;
 }
+
+/// ExirSubgraphJson, except that it refuses a subgraph holding the node
+/// named `refused`: a step that fails after the partition was extracted.
+class RefusingBackend final : public Backend {
+public:
+  explicit RefusingBackend(std::string refused) : refused_(std::move(refused)) {}
+  std::string id() const override { return "Refusing"; }
+  std::string summary() const override { return "test backend"; }
+  PreprocessResult preprocess(const ExportedProgram &subgraph, const std::vector<CompileSpec> &specs) const override {
+    for (const Node &n : subgraph.graph.nodes)
+      if (n.name == refused_) throw Error("Refusing: cannot compile node " + refused_);
+    return BackendRegistry::builtin().require("ExirSubgraphJson").preprocess(subgraph, specs);
+  }
+
+private:
+  std::string refused_;
+};
 
 /// `program` with its node-defined tensors renamed getitem, getitem_1, ...
 /// (last node first), as torch names the results of multi-output ops: the
@@ -194,6 +214,50 @@ TEST_CASE("flow 3: the incremental path writes what the stepwise one does", "[lo
   CHECK(proposedLowered * 10 >= proposedRuns * 8);
   CHECK(randomLowered > 0);
   CHECK(randomLowered < randomRuns);
+}
+
+TEST_CASE("flow 3: a backend that fails leaves the same program on both paths", "[lowering][partition-flow]") {
+  // The incremental path moves a partition's nodes into its subgraph before
+  // the backend runs; when the backend fails they must be back in place, with
+  // the partitions lowered before it fused, exactly as on the stepwise path.
+  auto programs = suite();
+  std::mt19937 rng(20261205);
+  size_t failures = 0;
+  for (const auto &[name, program] : programs) {
+    const ExportedProgram &forward = program.methods.begin()->second.program;
+    for (int trial = 0; trial < 4; ++trial) {
+      PartitionResult tags = proposedTags(forward, rng);
+      std::vector<std::string> order; // tags in lowering order
+      for (const auto &[tag, spec] : tags.partitionTags) order.push_back(tag);
+      if (order.size() < 2) continue;
+      // Refuse the middle partition in lowering order, at its last node.
+      const std::string &refusedTag = order[order.size() / 2];
+      std::string refused;
+      for (size_t i = 0; i < forward.graph.nodes.size(); ++i)
+        if (tags.nodeTags[i] == refusedTag && forward.graph.nodes[i].name) refused = *forward.graph.nodes[i].name;
+      if (refused.empty()) continue;
+      // With a backend that accepts everything, these tags take the incremental path.
+      Outcome accepted = lower(program, tags, false);
+      if (!accepted.error.empty()) continue;
+      REQUIRE(accepted.report.incrementalMethods == 1);
+      BackendRegistry backends;
+      backends.add(std::make_shared<RefusingBackend>(refused));
+      for (auto &[tag, spec] : tags.partitionTags) spec.backendId = "Refusing";
+      checkPathsAgree(program, tags, name + ", refusing " + refused + ", trial " + std::to_string(trial), &backends);
+      Outcome incremental = lower(program, tags, false, &backends);
+      if (incremental.error.find("Refusing: cannot compile node " + refused) == std::string::npos) continue;
+      ++failures;
+      // The refused partition's nodes are intact in the method.
+      const Graph &after = incremental.program.methods.begin()->second.program.graph;
+      auto it = std::find_if(after.nodes.begin(), after.nodes.end(), [&](const Node &n) { return n.name == refused; });
+      REQUIRE(it != after.nodes.end());
+      const Node &original = *std::find_if(forward.graph.nodes.begin(), forward.graph.nodes.end(),
+                                           [&](const Node &n) { return n.name == refused; });
+      CHECK(it->target == original.target);
+      CHECK(it->metadata == original.metadata);
+    }
+  }
+  CHECK(failures >= 20);
 }
 
 TEST_CASE("flow 3: a value defined twice sends the method down the stepwise path", "[lowering][partition-flow]") {

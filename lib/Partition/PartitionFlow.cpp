@@ -233,14 +233,16 @@ std::vector<std::pair<std::string, std::vector<size_t>>> nodesByTag(const Partit
   return out;
 }
 
+/// The node dependencies of the method: the partitioner's when it kept them.
+std::shared_ptr<const NodeDependencies> dependenciesOf(const Graph &g, const PartitionResult &result) {
+  if (result.dependencies && result.dependencies->users.size() == g.nodes.size()) return result.dependencies;
+  return std::make_shared<const NodeDependencies>(NodeDependencies::of(g));
+}
+
 /// Whether the incremental path reproduces the stepwise one on this method:
 /// every value is defined once, the nodes are in topological order, and the
 /// graph with each tag contracted to one vertex is acyclic.
-bool incrementalApplies(const Graph &g, const PartitionResult &result) {
-  NodeDependencies built;
-  const NodeDependencies &deps = result.dependencies && result.dependencies->users.size() == g.nodes.size()
-                                     ? *result.dependencies
-                                     : (built = NodeDependencies::of(g));
+bool incrementalApplies(const Graph &g, const PartitionResult &result, const NodeDependencies &deps) {
   if (!deps.definedOnce) return false;
   size_t n = g.nodes.size();
   for (size_t i = 0; i < n; ++i)
@@ -267,27 +269,30 @@ bool incrementalApplies(const Graph &g, const PartitionResult &result) {
 /// get the next ones); `order_` lists ids in graph order with holes where nodes
 /// left. Erasing values and inputs waits for finish(), except that a value
 /// name about to be reused is erased first so the tables keep torch's order.
+///
+/// Who produces and who uses what is kept by node id, not by value name: the
+/// method's NodeDependencies for the original nodes (fixed), plus the edges
+/// each fusion adds to and from its call. An edge to a node fused since is
+/// left in place and skipped (the node is no longer alive, and the call that
+/// replaced it has its own edge). Maps keyed by value name, filled for every
+/// node and looked up for every use, were a third of the fusion's time.
 class IncrementalFusion {
 public:
-  /// `calls`: how many partitions will be fused (room for their call nodes).
-  /// `tagged`: the nodes of every partition; only the tensors they define are
-  /// ever asked for their users.
-  IncrementalFusion(ExportedProgram &ep, size_t calls, const std::vector<size_t> &tagged) : ep_(ep), g_(ep.graph) {
+  /// `deps`: the method's node dependencies (kept by reference); `calls`: how
+  /// many partitions will be fused (room for their call nodes).
+  IncrementalFusion(ExportedProgram &ep, const NodeDependencies &deps, size_t calls)
+      : ep_(ep), g_(ep.graph), deps_(deps) {
     nextHandle_ = maxDebugHandle(g_) + 1;
     pool_ = std::move(g_.nodes);
     g_.nodes.clear();
     size_t n = pool_.size();
     // Call nodes go to their own vector: growing the pool would move every node.
     calls_.reserve(calls);
-    definedBy_.reserve(n);
-    // Users are tracked for those tensors alone (llama-10k, a fifth of its
-    // nodes tagged: the map of every value's users was 7% of the fusion's work).
-    for (size_t id : tagged)
-      for (const auto &o : pool_[id].outputs)
-        forEachTensorName(o, [&](const std::string &name) { users_.try_emplace(name); });
     alive_.assign(n, true);
     member_.assign(n, false);
     dependsOnCall_.assign(n, false);
+    addedProducers_.resize(n);
+    addedUsers_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       order_.push_back(i);
       pos_.push_back(i);
@@ -311,18 +316,29 @@ public:
   }
   const Node &node(size_t id) const { return id < pool_.size() ? pool_[id] : calls_[id - pool_.size()]; }
 
-  /// Marks the partition about to be extracted (usedOutside looks past it).
+  /// Marks the partition about to be extracted (usedOutside looks past it)
+  /// and notes which member defines each of its tensors (for usedOutside and
+  /// fuse, which follow with the same members).
   void setMembers(const std::vector<size_t> &ids, bool on) {
     for (size_t id : ids) member_[id] = on;
+    if (!on) return;
+    definedByMember_.clear();
+    for (size_t id : ids)
+      for (const auto &o : node(id).outputs)
+        forEachTensorName(o, [&](const std::string &name) { definedByMember_.emplace(name, id); });
   }
   /// Whether a tensor the partition defines is read by a node outside it or by the graph's outputs.
   bool usedOutside(const std::string &name) const {
     if (outputTensors_.count(name)) return true;
-    auto it = users_.find(name);
-    if (it == users_.end()) throw InternalError("usedOutside: '" + name + "' is not defined by a partition");
-    for (size_t id : it->second.tensor)
-      if (alive_[id] && !member_[id]) return true;
-    return false;
+    auto it = definedByMember_.find(name);
+    if (it == definedByMember_.end()) throw InternalError("usedOutside: '" + name + "' is not defined by a partition");
+    bool used = false;
+    forEachUser(it->second, [&](size_t id) {
+      if (used || !alive_[id] || member_[id]) return;
+      for (const auto &in : node(id).inputs)
+        forEachTensorName(in.arg, [&](const std::string &u) { used = used || u == name; });
+    });
+    return used;
   }
 
   /// Moves the members `ids` (in graph order) into `sub`'s node list: they
@@ -372,15 +388,11 @@ public:
         if (isCallName(*m.name)) --nodeNames_[*m.name];
         noteFreed(*m.name);
       }
-      for (const auto &o : m.outputs) {
+      for (const auto &o : m.outputs)
         forEachTensorName(o, [&](const std::string &name) {
           noteFreed(name);
           pendingErase_.insert(name);
         });
-        forEachValueName(o, [&](const std::string &name) {
-          if (auto it = definedBy_.find(name); it != definedBy_.end() && it->second == id) definedBy_.erase(it);
-        });
-      }
     }
     size_t callId = pool_.size() + calls_.size();
     calls_.push_back(makeDelegateCall(callName, delegateName, sub.userInputs, results, handle));
@@ -389,16 +401,38 @@ public:
     dependsOnCall_.push_back(false);
     pos_.push_back(SIZE_MAX);
     registerNode(callId);
+    // The call reads what the members read from outside: their live producers.
+    std::vector<size_t> producers;
+    for (size_t id : ids)
+      forEachProducer(id, [&](size_t p) {
+        if (alive_[p] && p != callId) producers.push_back(p);
+      });
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    for (size_t p : producers) addedUsers_[p].push_back(callId);
+    addedProducers_.push_back(std::move(producers));
+    addedUsers_.emplace_back();
 
     for (size_t k = 0; k < sub.outputs.size(); ++k) {
       const std::string &from = sub.outputs[k], &to = results[k];
+      bool renamed = false;
       auto fix = [&](std::string &s) {
-        if (s == from) s = to;
+        if (s == from) {
+          s = to;
+          renamed = true;
+        }
       };
-      if (auto it = users_.find(from); it != users_.end())
-        for (size_t id : it->second.any)
-          if (alive_[id])
-            for (auto &in : mutableNode(id).inputs) edge::renameNamesIn(in.arg, fix);
+      auto definer = definedByMember_.find(from);
+      if (definer == definedByMember_.end()) throw InternalError("fuse: '" + from + "' is not defined by a member");
+      forEachUser(definer->second, [&](size_t id) {
+        if (!alive_[id] || id == callId) return;
+        renamed = false;
+        for (auto &in : mutableNode(id).inputs) edge::renameNamesIn(in.arg, fix);
+        if (renamed) {
+          addedProducers_[id].push_back(callId);
+          addedUsers_[callId].push_back(id);
+        }
+      });
       if (auto it = outputUses_.find(from); it != outputUses_.end())
         for (size_t k2 : it->second) edge::renameNamesIn(g_.outputs[k2], fix);
       if (auto it = specUses_.find(from); it != specUses_.end())
@@ -441,50 +475,23 @@ private:
   }
   static bool isCallName(const std::string &name) { return name.rfind(kCallName, 0) == 0; }
 
-  /// Records the values node `id` defines and reads.
+  /// Counts node `id`'s name if it is call-like.
   void registerNode(size_t id) {
-    Node &node = mutableNode(id);
+    const Node &node = this->node(id);
     if (node.name && isCallName(*node.name)) ++nodeNames_[*node.name];
-    for (const auto &o : node.outputs)
-      forEachValueName(o, [&](const std::string &name) { definedBy_.emplace(name, id); });
-    for (const auto &in : node.inputs) registerUses(in.arg, id);
   }
 
-  /// The users_ entries of one argument: every name it refers to (as
-  /// renameNamesIn visits them, empty slots aside) gets `id` in `any`, and
-  /// every tensor name (as forEachTensorName lists them) in `tensor`; one
-  /// lookup per name.
-  void registerUses(const Argument &arg, size_t id) {
-    auto use = [&](const std::string &name, bool tensor, bool any) {
-      if (!tensor && !any) return;
-      auto it = users_.find(name);
-      if (it == users_.end()) return; // not defined by a partition: nobody asks
-      Users &u = it->second;
-      if (any) u.any.push_back(id);
-      if (tensor) u.tensor.push_back(id);
-    };
-    switch (arg.kind) {
-    case ArgKind::Tensor: use(arg.name, true, !arg.name.empty()); break;
-    case ArgKind::OptionalTensor: use(arg.name, !arg.name.empty(), !arg.name.empty()); break;
-    case ArgKind::CustomObj: use(arg.name, false, !arg.name.empty()); break;
-    case ArgKind::Tensors:
-    case ArgKind::OptionalTensors:
-      for (const auto &n : arg.names) use(n, !n.empty(), !n.empty());
-      break;
-    case ArgKind::NestedTensors:
-      for (const auto &l : arg.nestedTensors())
-        for (const auto &n : l) use(n, true, !n.empty());
-      break;
-    case ArgKind::SymInt: case ArgKind::SymInts: case ArgKind::SymBool: case ArgKind::SymBools:
-    case ArgKind::SymFloat: case ArgKind::SymFloats:
-      for (const auto &sym : arg.syms)
-        if (sym.isName) use(sym.name, false, !sym.name.empty());
-      break;
-    case ArgKind::StringToArgument:
-      for (const auto &[k, v] : arg.mapping()) registerUses(v, id);
-      break;
-    default: break;
-    }
+  /// The nodes that read a value of node `id` (some perhaps fused since).
+  template <class F> void forEachUser(size_t id, F &&f) const {
+    if (id < deps_.users.size())
+      for (size_t u : deps_.users[id]) f(u);
+    for (size_t u : addedUsers_[id]) f(u);
+  }
+  /// The nodes that define a value node `id` reads (some perhaps fused since).
+  template <class F> void forEachProducer(size_t id, F &&f) const {
+    if (id < deps_.producers.size())
+      for (size_t p : deps_.producers[id]) f(p);
+    for (size_t p : addedProducers_[id]) f(p);
   }
 
   /// The stable topological re-sort after a fusion, on the stretch
@@ -498,14 +505,7 @@ private:
       size_t id = order_[p];
       if (id == SIZE_MAX || !alive_[id]) continue;
       bool depends = false;
-      for (const auto &in : node(id).inputs) {
-        forEachValueName(in.arg, [&](const std::string &u) {
-          if (auto it = definedBy_.find(u); it != definedBy_.end() && it->second != id &&
-                                            (it->second == callId || dependsOnCall_[it->second]))
-            depends = true;
-        });
-        if (depends) break;
-      }
+      forEachProducer(id, [&](size_t p) { depends = depends || (alive_[p] && (p == callId || dependsOnCall_[p])); });
       dependsOnCall_[id] = depends;
       (depends ? after : before).push_back(id);
     }
@@ -574,13 +574,9 @@ private:
   std::vector<Node> calls_; // call nodes, id pool_.size() + k
   std::vector<bool> alive_, member_, dependsOnCall_, inputErased_;
   std::vector<size_t> order_, pos_;
-  // Value names are looked up hundreds of thousands of times: FastStringHash.
-  edge::StringMap<size_t> definedBy_;                                  // value -> defining node
-  struct Users {
-    std::vector<size_t> any;    // nodes whose inputs name the value
-    std::vector<size_t> tensor; // nodes reading it as a tensor
-  };
-  edge::StringMap<Users> users_;                                       // value -> its users
+  const NodeDependencies &deps_; // edges between the original nodes
+  std::vector<std::vector<size_t>> addedProducers_, addedUsers_; // by id: edges to and from calls
+  edge::StringMap<size_t> definedByMember_;                            // tensor -> member of the current partition
   edge::StringMap<std::vector<size_t>> outputUses_;                    // value -> graph outputs naming it
   edge::StringMap<std::vector<size_t>> specUses_;                      // value -> output specs naming it
   std::unordered_set<std::string, edge::FastStringHash> outputTensors_; // tensors the graph returns
@@ -593,15 +589,14 @@ private:
 };
 
 void lowerIncrementally(Program &program, const std::string &methodName, ExportedProgram &ep,
-                        const PartitionResult &result, const LoweringOptions &options, LoweringReport &report) {
+                        const PartitionResult &result, const NodeDependencies &deps, const LoweringOptions &options,
+                        LoweringReport &report) {
   std::string where = "method " + methodName;
   std::unordered_map<std::string, std::vector<size_t>> ownedBy;
   for (size_t k = 0; k < result.inputTags.size(); ++k)
     if (!result.inputTags[k].empty()) ownedBy[result.inputTags[k]].push_back(k);
   auto partitions = nodesByTag(result);
-  std::vector<size_t> tagged;
-  for (const auto &[tag, ids] : partitions) tagged.insert(tagged.end(), ids.begin(), ids.end());
-  IncrementalFusion fusion(ep, partitions.size(), tagged);
+  IncrementalFusion fusion(ep, deps, partitions.size());
   size_t nameCounter = 0;
   // An error leaves the method as the stepwise path would: the partitions
   // before the failing one fused, the rest untouched.
@@ -662,8 +657,9 @@ void partitionProgram(Program &program, const Partitioner &partitioner, const Lo
     // Tags without nodes are skipped, constants they claim included.
     if (std::all_of(result.nodeTags.begin(), result.nodeTags.end(), [](const std::string &t) { return t.empty(); }))
       continue;
-    if (!options.stepwise && incrementalApplies(ep.graph, result))
-      lowerIncrementally(program, methodName, ep, result, options, report);
+    std::shared_ptr<const NodeDependencies> deps;
+    if (!options.stepwise && incrementalApplies(ep.graph, result, *(deps = dependenciesOf(ep.graph, result))))
+      lowerIncrementally(program, methodName, ep, result, *deps, options, report);
     else
       lowerStepwise(program, methodName, ep, result, options, report);
   }

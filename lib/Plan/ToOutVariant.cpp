@@ -16,6 +16,7 @@
 #include "Plan/PlanPasses.h"
 #include "Support/Error.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,8 +39,8 @@ std::string allocSpec(const TensorMeta &meta, const ExportedProgram &ep) {
 
 namespace {
 
-std::string newAlloc(Graph &g, const TensorMeta &meta, const ExportedProgram &ep, std::vector<Node> &result,
-                     int &allocCount) {
+/// A memory.alloc node for a result with `meta`; its value goes into the table.
+Node newAlloc(Graph &g, const TensorMeta &meta, const ExportedProgram &ep, int &allocCount, std::string &allocNameOut) {
   std::string allocName = "alloc";
   while (g.tensorValues.contains(allocName)) allocName = "alloc_" + std::to_string(++allocCount);
   Node alloc;
@@ -49,14 +50,15 @@ std::string newAlloc(Graph &g, const TensorMeta &meta, const ExportedProgram &ep
   // The alloc keeps the symbolic shape (the emitter marks it DYNAMIC_BOUND);
   // its size in the alloc spec and in planning is the upper bound.
   g.tensorValues.set(allocName, meta);
-  result.push_back(std::move(alloc));
-  return allocName;
+  allocNameOut = std::move(allocName);
+  return alloc;
 }
 
 /// What to do with every node of one target: decided once per distinct target
 /// (a graph has a few dozen), not once per node.
 struct Conversion {
-  enum Kind { Keep, Retarget, ToOut } kind = Keep;
+  enum Kind { Keep, Retarget, ToOut, Fails } kind = Keep;
+  std::string error;         // why the op cannot be converted (Fails)
   std::string qualifiedName; // of the functional op, for errors
   std::string target;        // the new target (Retarget, ToOut)
   const OpSchema *out = nullptr;
@@ -64,6 +66,35 @@ struct Conversion {
 };
 
 /// Throws `error(message)` for an operator that cannot be converted.
+template <typename ErrorAt> Conversion conversionFor(const std::string &target, const ErrorAt &error);
+
+/// The same, with the reason kept in the result (kind Fails) instead.
+Conversion conversionOrFailure(const std::string &target) {
+  struct Refused {
+    std::string message;
+  };
+  try {
+    return conversionFor(target, [](const std::string &message) { throw Refused{message}; });
+  } catch (Refused &r) {
+    Conversion c;
+    c.kind = Conversion::Fails;
+    c.error = std::move(r.message);
+    return c;
+  }
+}
+
+/// How many allocs converting `node` adds (none where it will fail).
+size_t allocsFor(const Node &node, const Conversion &c) {
+  if (c.kind != Conversion::ToOut || c.outArgs.size() != node.outputs.size()) return 0;
+  size_t count = 0;
+  for (size_t k = 0; k < c.outArgs.size(); ++k) {
+    const Argument &res = node.outputs[k];
+    if (res.kind == ArgKind::Tensors && c.outArgs[k]->type.isList) count += res.names.size();
+    else if (res.kind == ArgKind::Tensor && !c.outArgs[k]->type.isList) ++count;
+  }
+  return count;
+}
+
 template <typename ErrorAt> Conversion conversionFor(const std::string &target, const ErrorAt &error) {
   const OperatorTable &table = OperatorTable::builtin();
   OpTarget t = parseTarget(target);
@@ -89,14 +120,38 @@ template <typename ErrorAt> Conversion conversionFor(const std::string &target, 
 }
 
 void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphLoc) {
-  std::vector<Node> result;
-  result.reserve(g.nodes.size() * 2);
-  // About one alloc per node: grow the value table once, not by doubling.
-  g.tensorValues.reserve(g.tensorValues.size() + g.nodes.size());
+  // The allocs go in place: the nodes move to the end of the list, grown by
+  // the number of allocs (within the room the reader leaves, on a method
+  // read from JSON), and are written back from the front with their allocs
+  // before them. A second list of every node was 35 MB of fresh memory at
+  // 100k nodes, and fresh pages cost more than the moves.
   std::unordered_map<std::string, Conversion> conversions;
+  auto conversionOf = [&](const std::string &target) -> const Conversion & {
+    auto found = conversions.find(target);
+    if (found == conversions.end()) found = conversions.emplace(target, conversionOrFailure(target)).first;
+    return found->second;
+  };
+  const size_t n = g.nodes.size();
+  size_t extra = 0;
+  for (const Node &node : g.nodes) extra += allocsFor(node, conversionOf(node.target));
+  if (extra > 0) { // (with none, every node would be moved onto itself, which empties its vectors)
+    g.nodes.resize(n + extra);
+    std::move_backward(g.nodes.begin(), g.nodes.begin() + ptrdiff_t(n), g.nodes.end());
+  }
+  size_t written = 0; // g.nodes[0, written) is the converted graph so far
+  // An alloc must land before the node it serves (still at `from`), which can
+  // itself stay where it is.
+  auto emit = [&](Node &&node, size_t from, bool alloc) {
+    if (alloc ? written >= from : written > from) throw InternalError("to-out-variant: more allocs than counted");
+    if (written != from) g.nodes[written] = std::move(node);
+    ++written;
+  };
+  // About one alloc per node: grow the value table once, not by doubling.
+  g.tensorValues.reserve(g.tensorValues.size() + extra);
   int allocCount = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    Node &node = g.nodes[i];
+  for (size_t i = 0; i < n; ++i) {
+    const size_t from = extra + i;
+    Node &node = g.nodes[from];
     // Built only when needed (a subgraph, an error): a 100k-node graph would build 100k strings.
     auto where = [&] { return graphLoc + "/nodes/" + std::to_string(i) + " (" + node.displayName() + ")"; };
     // Control flow: the branches are converted like the method (upstream recurses
@@ -104,17 +159,11 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
     for (size_t a = 0; a < node.inputs.size(); ++a)
       if (node.inputs[a].arg.kind == ArgKind::Graph && node.inputs[a].arg.graph())
         convertGraph(*node.inputs[a].arg.graph(), ep, where() + "/inputs/" + std::to_string(a) + "/arg/as_graph/graph");
-    auto found = conversions.find(node.target);
-    if (found == conversions.end())
-      found = conversions
-                  .emplace(node.target, conversionFor(node.target, [&](const std::string &message) {
-                             throw Error(message, {}, where());
-                           }))
-                  .first;
-    const Conversion &c = found->second;
+    const Conversion &c = conversionOf(node.target);
+    if (c.kind == Conversion::Fails) throw Error(c.error, {}, where());
     if (c.kind != Conversion::ToOut) {
       if (c.kind == Conversion::Retarget) node.target = c.target;
-      result.push_back(std::move(node));
+      emit(std::move(node), from, false);
       continue;
     }
     const OpSchema *out = c.out;
@@ -144,7 +193,9 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
         const TensorMeta *meta = g.tensorValues.find(name);
         if (!meta) throw Error("result '" + name + "' has no tensor metadata", {}, where());
         try {
-          return newAlloc(g, *meta, ep, result, allocCount);
+          std::string allocName;
+          emit(newAlloc(g, *meta, ep, allocCount, allocName), from, true);
+          return allocName;
         } catch (Error &e) {
           e.withLocation(where()); // an unbounded size: name the node whose result it is
           throw;
@@ -162,9 +213,9 @@ void convertGraph(Graph &g, const ExportedProgram &ep, const std::string &graphL
       node.inputs.push_back(NamedArgument{outArgs[k]->name, std::move(out), ArgumentPassing::Keyword});
     }
     node.target = c.target;
-    result.push_back(std::move(node));
+    emit(std::move(node), from, false);
   }
-  g.nodes = std::move(result);
+  if (written != g.nodes.size()) throw InternalError("to-out-variant: fewer allocs than counted");
 }
 
 } // namespace

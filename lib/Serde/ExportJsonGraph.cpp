@@ -277,12 +277,12 @@ Graph ExportReader::graph(Element e) {
       req.see(k == "inputs" ? 0 : 1);
     } else if (k == "nodes") {
       Array a = r_.array(v);
-      g.nodes.reserve(withGrowthRoom(a.size()));
+      g.nodes.reserve(withRoomToDouble(a.size()));
       convertArray(a, g.nodes, [](ExportReader &reader, Element item) { return reader.node(item); });
       req.see(2);
     } else if (k == "tensor_values") {
       Object values = r_.object(v);
-      g.tensorValues.reserve(withGrowthRoom(values.size()));
+      g.tensorValues.reserve(withRoomToDouble(values.size()));
       convertObject(values, g.tensorValues,
                     [](ExportReader &reader, Element meta) { return reader.tensorMeta(meta); });
       req.see(3);

@@ -112,6 +112,41 @@ TEST_CASE("toOutVariant names allocs alloc, alloc_1, ... and spells specs", "[pl
   CHECK(arg(g.nodes[3], "out").name == "alloc_1");
 }
 
+TEST_CASE("toOutVariant converts in place when the node list has room", "[plan][out]") {
+  // A sym op (kept), two single-result ops and a two-result op: four allocs
+  // go in among five nodes, inside the list's own storage.
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  Node size;
+  size.target = "torch.ops.aten.sym_size.int";
+  size.inputs = {pos("self", T("x")), pos("dim", Argument::integer(0))};
+  Argument sym;
+  sym.kind = ArgKind::SymInt;
+  sym.syms.push_back(SymArg{true, "sym_size_int", 0, 0});
+  size.outputs.push_back(sym);
+  b.ep.graph.nodes.push_back(size);
+  b.edge("relu.default", {pos("self", T("x"))}, "r", F32, {2, 3});
+  Node &max = b.edge("max.dim", {pos("self", T("r")), pos("dim", Argument::integer(1))}, "values", F32, {2});
+  max.outputs.push_back(T("indices"));
+  b.ep.graph.tensorValues.set("indices", meta(ScalarType::Long, {2}));
+  b.edge("neg.default", {pos("self", T("values"))}, "n", F32, {2});
+  b.output("n").output("indices");
+  Program p = programOf(b.ep, Stage::Edge);
+  Graph &g = graphOf(p);
+  g.nodes.reserve(2 * g.nodes.size());
+  const Node *storage = g.nodes.data();
+  plan::toOutVariant(p);
+  CHECK(g.nodes.data() == storage);
+  CHECK(targetsOf(g) == Names{"torch.ops.aten.sym_size.int", kAllocTarget, "torch.ops.aten.relu.out", kAllocTarget,
+                              kAllocTarget, "torch.ops.aten.max.dim_max", kAllocTarget, "torch.ops.aten.neg.out"});
+  CHECK(arg(g.nodes[2], "out").name == "alloc");
+  CHECK(arg(g.nodes[5], "max").name == "alloc_1");
+  CHECK(arg(g.nodes[5], "max_values").name == "alloc_2");
+  CHECK(arg(g.nodes[7], "out").name == "alloc_3");
+  CHECK(g.nodes[0].outputs.at(0).syms.at(0).name == "sym_size_int");
+  CHECK(g.nodes[7].outputs.at(0).name == "n");
+}
+
 TEST_CASE("toOutVariant: a multi-output op gets one alloc per result", "[plan][out]") {
   GraphBuilder b;
   b.input("x", F32, {2, 3});

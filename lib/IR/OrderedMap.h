@@ -79,6 +79,18 @@ public:
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(out), items_.end());
     if (!slots_.empty()) rebuildIndex(items_.size());
   }
+  /// Erases every key of `keys` (a range of std::string; absent keys are
+  /// skipped), keeping the others in order: one lookup per key to erase
+  /// rather than a test of every key kept, one compaction, one reindex.
+  template <typename Keys> void eraseKeys(const Keys &keys) {
+    std::vector<bool> gone(items_.size(), false);
+    bool any = false;
+    for (const std::string &key : keys)
+      if (size_t pos = position(key); pos != npos) gone[pos] = any = true;
+    if (!any) return;
+    size_t i = 0;
+    rewrite([&](const std::string &, const V &) { return !gone[i++]; });
+  }
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   void clear() {

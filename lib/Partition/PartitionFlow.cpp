@@ -564,7 +564,7 @@ private:
 
   void flushErasures() {
     if (pendingErase_.empty()) return;
-    g_.tensorValues.rewrite([&](const std::string &key, const TensorMeta &) { return !pendingErase_.count(key); });
+    g_.tensorValues.eraseKeys(pendingErase_);
     pendingErase_.clear();
   }
 

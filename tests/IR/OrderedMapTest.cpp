@@ -179,3 +179,25 @@ TEST_CASE("OrderedMap lookups stay right through index growth", "[orderedmap]") 
     CHECK_FALSE(m.contains("key/" + std::to_string(i * 7919 + 1)));
   }
 }
+
+TEST_CASE("OrderedMap::eraseKeys erases the listed keys and keeps the order", "[orderedmap]") {
+  for (int n : {5, 300}) { // searched linearly, indexed
+    INFO(n);
+    OrderedMap<int> m;
+    for (int i = 0; i < n; ++i) m.set("v" + std::to_string(i), i);
+    std::vector<std::string> erase = {"absent"};
+    for (int i = 0; i < n; i += 2) erase.push_back("v" + std::to_string(i));
+    erase.push_back("v0"); // listed twice
+    m.eraseKeys(erase);
+    REQUIRE(m.size() == size_t(n / 2));
+    int expected = 1;
+    for (const auto &[key, value] : m) {
+      CHECK(key == "v" + std::to_string(expected));
+      CHECK(value == expected);
+      expected += 2;
+    }
+    for (int i = 0; i < n; ++i) CHECK(m.contains("v" + std::to_string(i)) == (i % 2 == 1));
+    m.eraseKeys(std::vector<std::string>{"absent"});
+    CHECK(m.size() == size_t(n / 2));
+  }
+}

@@ -657,8 +657,8 @@ void partitionProgram(Program &program, const Partitioner &partitioner, const Lo
     // Tags without nodes are skipped, constants they claim included.
     if (std::all_of(result.nodeTags.begin(), result.nodeTags.end(), [](const std::string &t) { return t.empty(); }))
       continue;
-    std::shared_ptr<const NodeDependencies> deps;
-    if (!options.stepwise && incrementalApplies(ep.graph, result, *(deps = dependenciesOf(ep.graph, result))))
+    std::shared_ptr<const NodeDependencies> deps = options.stepwise ? nullptr : dependenciesOf(ep.graph, result);
+    if (deps && incrementalApplies(ep.graph, result, *deps))
       lowerIncrementally(program, methodName, ep, result, *deps, options, report);
     else
       lowerStepwise(program, methodName, ep, result, options, report);

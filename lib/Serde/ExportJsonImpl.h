@@ -183,14 +183,13 @@ constexpr size_t kReleaseEvery = 256;
 /// Capacity for a graph's node list and tensor table of `n` entries. Every
 /// stage's passes append to them (decompositions, write-back copies, delegate
 /// calls), and the first append to a full vector moved all of it to fresh
-/// memory. With room, on llama-100k (3,174 buffer write-backs), exir-plan's
-/// insert-buffer-write-back took 10-13 -> 4 ms and to-out-variant 173-219 ->
-/// 109-144 ms; exir-edge on mlp-100k 1.55 -> 1.36 s (alternating runs). Room
-/// never used is only address space: pages are backed when first written.
-inline size_t withGrowthRoom(size_t n) { return n + n / 4 + 16; }
-/// The same for a list exir-plan doubles: to-out-variant adds a memory.alloc
-/// node and value for about every node (79k on llama-100k), in place when the
-/// room is there.
+/// memory. With a quarter more room, on llama-100k (3,174 buffer write-backs),
+/// exir-plan's insert-buffer-write-back took 10-13 -> 4 ms and to-out-variant
+/// 173-219 -> 109-144 ms; exir-edge on mlp-100k 1.55 -> 1.36 s (alternating
+/// runs). The room is now twice the entries: to-out-variant adds a
+/// memory.alloc node and value for about every node (79k on llama-100k), in
+/// place when the room is there. Room never used is only address space:
+/// pages are backed when first written.
 inline size_t withRoomToDouble(size_t n) { return 2 * n + 16; }
 
 template <typename T, typename Convert>

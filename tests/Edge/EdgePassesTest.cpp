@@ -154,14 +154,7 @@ TEST_CASE("to-edge-ops renames targets and nodes", "[edge][naming]") {
 TEST_CASE("to-edge-ops keeps sym ops and higher-order ops", "[edge][naming]") {
   GraphBuilder b;
   b.input("x", F32, {3});
-  Node n;
-  n.target = "torch.ops.aten.sym_size.int";
-  n.inputs = {pos("self", T("x")), pos("dim", Argument::integer(0))};
-  Argument sym;
-  sym.kind = ArgKind::SymInt;
-  sym.syms.push_back(SymArg{true, "sym_size_int", 0, 0});
-  n.outputs.push_back(sym);
-  b.ep.graph.nodes.push_back(n);
+  b.symSize("x", 0, "sym_size_int");
   b.call("torch.ops.higher_order.executorch_call_delegate", {pos("lowered", Argument::string("lowered_module_0")),
                                                              pos("x", T("x"))},
          "delegate", F32, {3});

@@ -95,14 +95,7 @@ TEST_CASE("remove-asserts drops asserts and the symbolic ops only they used", "[
   GraphBuilder b;
   b.input("x", F32, {6});
   b.aten("nonzero.default", {pos("self", T("x"))}, "nz", ScalarType::Long, {3, 1});
-  Node size;
-  size.target = "torch.ops.aten.sym_size.int";
-  size.inputs = {pos("self", T("nz")), pos("dim", Argument::integer(0))};
-  Argument s;
-  s.kind = ArgKind::SymInt;
-  s.syms.push_back(SymArg{true, "u", 0, 0});
-  size.outputs = {s};
-  b.ep.graph.nodes.push_back(size);
+  Argument s = b.symSize("nz", 0, "u").outputs[0];
   b.ep.graph.symIntValues.set("u", SymInt::symbol("u0"));
   Node ge;
   ge.target = "_operator.ge";

@@ -287,14 +287,7 @@ TEST_CASE("emitter: sym ops get an Int placeholder return, dim order from stride
   b.input("x", F32, {1, 3, 2, 2});
   auto &strides = b.ep.graph.tensorValues.find("x")->strides;
   strides = {SymInt::of(12), SymInt::of(1), SymInt::of(6), SymInt::of(3)}; // channels last
-  Node size;
-  size.target = "torch.ops.aten.sym_size.int";
-  size.inputs = {pos("self", T("x")), pos("dim", Argument::integer(1))};
-  Argument sym;
-  sym.kind = ArgKind::SymInt;
-  sym.syms.push_back(SymArg{true, "sym_size_int", 0, 0});
-  size.outputs.push_back(sym);
-  b.ep.graph.nodes.push_back(size);
+  Argument sym = b.symSize("x", 1, "sym_size_int").outputs[0];
   b.ep.graph.symIntValues.set("sym_size_int", SymInt::of(3));
   b.ep.graph.outputs.push_back(sym);
   OutputSpec out;

@@ -75,6 +75,19 @@ public:
                    ST dtype, const std::vector<int64_t> &sizes) {
     return call("torch.ops.aten." + opAndOverload, std::move(args), out, dtype, sizes);
   }
+  /// sym = aten.sym_size.int(self, dim): a node defining the symbolic int
+  /// `sym` (the caller sets its value in symIntValues where it needs one).
+  exir::Node &symSize(const std::string &self, int64_t dim, const std::string &sym) {
+    exir::Node n;
+    n.target = "torch.ops.aten.sym_size.int";
+    n.inputs = {pos("self", T(self)), pos("dim", exir::Argument::integer(dim))};
+    exir::Argument out;
+    out.kind = exir::ArgKind::SymInt;
+    out.syms.push_back(exir::SymArg{true, sym, 0, 0});
+    n.outputs.push_back(std::move(out));
+    ep.graph.nodes.push_back(std::move(n));
+    return ep.graph.nodes.back();
+  }
   /// An edge call: edge("add.Tensor") -> executorch.exir.dialects.edge.ops.aten.add.Tensor.
   exir::Node &edge(const std::string &opAndOverload, std::vector<NamedArgument> args, const std::string &out,
                    ST dtype, const std::vector<int64_t> &sizes) {

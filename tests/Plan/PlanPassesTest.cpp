@@ -55,18 +55,6 @@ Program chainProgram() {
   return programOf(b.ep, Stage::Edge);
 }
 
-/// sym_size_int = aten.sym_size.int(x, 0): a sym op, which toOutVariant keeps.
-Node symSizeOfX() {
-  Node size;
-  size.target = "torch.ops.aten.sym_size.int";
-  size.inputs = {pos("self", T("x")), pos("dim", Argument::integer(0))};
-  Argument sym;
-  sym.kind = ArgKind::SymInt;
-  sym.syms.push_back(SymArg{true, "sym_size_int", 0, 0});
-  size.outputs.push_back(sym);
-  return size;
-}
-
 const Allocation &allocationOf(const Program &p, const std::string &value) {
   const MemoryPlan &plan = *p.methods.find("forward")->plan;
   const Allocation *a = plan.allocations.find(value);
@@ -129,7 +117,7 @@ TEST_CASE("toOutVariant converts in place when the node list has room", "[plan][
   // go in among five nodes, inside the list's own storage.
   GraphBuilder b;
   b.input("x", F32, {2, 3});
-  b.ep.graph.nodes.push_back(symSizeOfX());
+  b.symSize("x", 0, "sym_size_int");
   b.edge("relu.default", {pos("self", T("x"))}, "r", F32, {2, 3});
   Node &max = b.edge("max.dim", {pos("self", T("r")), pos("dim", Argument::integer(1))}, "values", F32, {2});
   max.outputs.push_back(T("indices"));
@@ -180,7 +168,7 @@ TEST_CASE("toOutVariant: a multi-output op gets one alloc per result", "[plan][o
 TEST_CASE("toOutVariant leaves sym ops, out variants and higher-order ops alone", "[plan][out]") {
   GraphBuilder b;
   b.input("x", F32, {4});
-  b.ep.graph.nodes.push_back(symSizeOfX());
+  b.symSize("x", 0, "sym_size_int");
   b.call("torch.ops.higher_order.executorch_call_delegate",
          {pos("lowered", Argument::string("lowered_module_0")), pos("x", T("x"))}, "d", F32, {4});
   Program p = programOf(b.ep, Stage::Edge);

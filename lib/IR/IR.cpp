@@ -168,8 +168,9 @@ std::vector<SymInt> TensorMeta::contiguousStrides(const std::vector<SymInt> &siz
   bool symbolic = false;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = symbolic ? SymInt::symbol("?") : SymInt::of(running);
-    if (sizes[i].isExpr) symbolic = true;
-    else running *= std::max<int64_t>(sizes[i].value, 1);
+    // A stride past int64 (sizes the verifier refuses) is unknown, as a symbolic one is.
+    if (sizes[i].isExpr || __builtin_mul_overflow(running, std::max<int64_t>(sizes[i].value, 1), &running))
+      symbolic = true;
   }
   return strides;
 }

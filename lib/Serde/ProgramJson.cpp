@@ -174,6 +174,14 @@ ConstantTensor ArtifactReader::constant(Element e) {
     KeyScope scope(r_, "strides");
     c.strides = readIntList(r_, strides.value_unsafe());
   } else {
+    // Contiguous strides are products of the sizes: refuse sizes whose
+    // product does not fit in int64 before computing them.
+    int64_t count = 1;
+    for (int64_t size : c.sizes)
+      if (__builtin_mul_overflow(count, std::max<int64_t>(size, 1), &count)) {
+        KeyScope scope(r_, "sizes");
+        r_.fail("the sizes hold more than 2^63 - 1 elements");
+      }
     std::vector<SymInt> sizes;
     for (int64_t size : c.sizes) sizes.push_back(SymInt::of(size));
     for (const auto &stride : TensorMeta::contiguousStrides(sizes)) c.strides.push_back(stride.value);

@@ -178,6 +178,12 @@ TEST_CASE("TensorMeta helpers", "[ir]") {
   CHECK(symbolic[2].value == 1);
   CHECK(symbolic[1].value == 4);
   CHECK(symbolic[0].isExpr); // depends on s0
+  // Sizes whose product passes int64 (a fuzzer's 2^62 x 4): the strides
+  // outside that range are unknown instead of an overflow.
+  auto huge = TensorMeta::contiguousStrides({SymInt::of(2), SymInt::of(int64_t(1) << 62), SymInt::of(4)});
+  CHECK(huge[2].value == 1);
+  CHECK(huge[1].value == 4);
+  CHECK(huge[0].isExpr);
 }
 
 TEST_CASE("Graph::freshName follows torch.fx numbering", "[ir]") {

@@ -97,11 +97,38 @@ void verifyTensorMeta(const std::string &name, const TensorMeta &meta, const std
                 whereOf() + "/storage_offset");
 }
 
+/// A value has one kind, so its name sits in at most one of the graph's value
+/// tables (torch.export keys them all by the FX node's unique name). Passes and
+/// the partitioner copy a value's metadata from the one table that holds it.
+/// The symbolic and object tables are small: each name is looked up in the
+/// tables before it, not the 300k tensor values against the others.
+void verifyValueTablesDisjoint(const Graph &graph, const std::string &graphLoc) {
+  auto refuseIfHeldBefore = [&](std::string_view table, const std::string &name, auto... earlier) {
+    auto check = [&](std::string_view earlierTable, const auto &map) {
+      if (map.contains(name))
+        throw Error("value '" + name + "' is in both " + std::string(earlierTable) + " and " + std::string(table) +
+                        "; a value has one kind, so its name belongs in one table",
+                    {}, graphLoc + "/" + std::string(table) + "/" + name);
+    };
+    (check(earlier.first, *earlier.second), ...);
+  };
+  auto tensors = std::pair("tensor_values", &graph.tensorValues);
+  auto ints = std::pair("sym_int_values", &graph.symIntValues);
+  auto bools = std::pair("sym_bool_values", &graph.symBoolValues);
+  auto floats = std::pair("sym_float_values", &graph.symFloatValues);
+  for (const auto &entry : graph.symIntValues) refuseIfHeldBefore(ints.first, entry.first, tensors);
+  for (const auto &entry : graph.symBoolValues) refuseIfHeldBefore(bools.first, entry.first, tensors, ints);
+  for (const auto &entry : graph.symFloatValues) refuseIfHeldBefore(floats.first, entry.first, tensors, ints, bools);
+  for (const auto &entry : graph.customObjValues)
+    refuseIfHeldBefore("custom_obj_values", entry.first, tensors, ints, bools, floats);
+}
+
 /// `index` (when given, numbering `graph`) ends up holding the graph's value
 /// names: the tensor_values keys, as ids 0..n-1 in their order, then the
 /// other defined names.
 void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta, GraphValueIds *index = nullptr) {
   for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc);
+  verifyValueTablesDisjoint(graph, graphLoc);
   // Dense ids for the names: the tensor_values keys are ids 0..n-1, so "has
   // metadata" is a comparison and "defined" a flag; a 100k-node graph has
   // ~500k uses.

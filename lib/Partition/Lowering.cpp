@@ -105,10 +105,11 @@ std::string outputListTreespec(size_t n) {
 
 /// Copies the metadata tables of `name` from `from` into `to`.
 void copyValueMeta(const Graph &from, Graph &to, const std::string &name) {
+  // The verifier keeps a name in one table, so the first that holds it is the only one.
   if (const TensorMeta *m = from.tensorValues.find(name)) to.tensorValues.set(name, *m);
-  if (const SymInt *s = from.symIntValues.find(name)) to.symIntValues.set(name, *s);
-  if (const SymBool *s = from.symBoolValues.find(name)) to.symBoolValues.set(name, *s);
-  if (const SymFloat *s = from.symFloatValues.find(name)) to.symFloatValues.set(name, *s);
+  else if (const SymInt *s = from.symIntValues.find(name)) to.symIntValues.set(name, *s);
+  else if (const SymBool *s = from.symBoolValues.find(name)) to.symBoolValues.set(name, *s);
+  else if (const SymFloat *s = from.symFloatValues.find(name)) to.symFloatValues.set(name, *s);
 }
 
 namespace {

@@ -115,6 +115,9 @@ def export_inputs(out):
         "outspec-empty-type": set_spec("out_spec", spec({"type": "", "context": "null", "children_spec": []})),
         "target-newline": set_target("torch.ops.aten.foo\nbar"),
         "target-escape": set_target("torch.ops.aten.\x1b[2Jfoo"),
+        # A tensor's name also in sym_int_values: a value has one kind.
+        "value-two-tables": lambda d: d["graph_module"]["graph"]["sym_int_values"].__setitem__(
+            "x", {"as_expr": {"expr_str": "s0", "hint": {"as_int": 4}}}),
     }
     for name, fn in cases.items():
         dump(export_mutant(fn), os.path.join(e, f"core-{name}.json"))
@@ -180,6 +183,8 @@ def program_inputs(out, bin_dir):
     mutate(edge, "edge-size-negative", sizes([-4]))
     mutate(edge, "edge-inspec-no-children",
            lambda d: sig(d).__setitem__("in_spec", '[1, {"type": "builtins.tuple", "context": "null"}]'))
+    mutate(edge, "edge-value-two-tables",
+           lambda d: graph(d)["sym_bool_values"].__setitem__("aten_add_tensor", {"as_bool": True}))
     mutate(edge, "edge-name-newline",
            lambda d: graph(d)["nodes"][0].__setitem__("target", "executorch.exir.dialects.edge.ops.aten.nope\nx"))
 

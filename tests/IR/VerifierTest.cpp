@@ -69,6 +69,33 @@ TEST_CASE("verifier: missing tensor_values entry", "[verifier]") {
         "/methods/forward/graph_module/graph/inputs/1: value 'y' has no entry in tensor_values/sym_*_values");
 }
 
+TEST_CASE("verifier: a name in two value tables", "[verifier]") {
+  // Code that copies a value's metadata takes the first table holding the name.
+  ExportedProgram ep = addMul();
+  ep.graph.symIntValues.set("add", SymInt{});
+  CHECK(errorOf([&] { verifyMethodStructure(ep, "forward"); }) ==
+        "/methods/forward/graph_module/graph/sym_int_values/add: value 'add' is in both tensor_values and "
+        "sym_int_values; a value has one kind, so its name belongs in one table");
+  // Two symbolic tables, neither of them tensor_values.
+  ExportedProgram ep2 = addMul();
+  ep2.graph.symIntValues.set("s", SymInt{});
+  ep2.graph.symFloatValues.set("s", SymFloat{});
+  CHECK(errorOf([&] { verifyMethodStructure(ep2, "forward"); }) ==
+        "/methods/forward/graph_module/graph/sym_float_values/s: value 's' is in both sym_int_values and "
+        "sym_float_values; a value has one kind, so its name belongs in one table");
+  ExportedProgram ep3 = addMul();
+  ep3.graph.symBoolValues.set("b", SymBool{});
+  ep3.graph.customObjValues.set("b", CustomObjValue{});
+  CHECK(errorOf([&] { verifyMethodStructure(ep3, "forward"); }) ==
+        "/methods/forward/graph_module/graph/custom_obj_values/b: value 'b' is in both sym_bool_values and "
+        "custom_obj_values; a value has one kind, so its name belongs in one table");
+  // Distinct names in every table verify.
+  ExportedProgram ok = addMul();
+  ok.graph.symIntValues.set("s", SymInt{});
+  ok.graph.symFloatValues.set("f", SymFloat{});
+  CHECK_NOTHROW(verifyMethodStructure(ok, "forward"));
+}
+
 TEST_CASE("verifier: empty target and undefined output", "[verifier]") {
   ExportedProgram ep = addMul();
   ep.graph.nodes[1].target.clear();

@@ -1,5 +1,6 @@
 //===- IR/IR.cpp - Helpers of the graph IR --------------------------------===//
 #include "IR/IR.h"
+#include "Support/CheckedMath.h"
 
 #include <algorithm>
 #include <cstring>
@@ -168,9 +169,11 @@ std::vector<SymInt> TensorMeta::contiguousStrides(const std::vector<SymInt> &siz
   bool symbolic = false;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = symbolic ? SymInt::symbol("?") : SymInt::of(running);
+    std::optional<int64_t> next;
+    if (!sizes[i].isExpr) next = checkedMul<int64_t>(running, std::max<int64_t>(sizes[i].value, 1));
     // A stride past int64 (sizes the verifier refuses) is unknown, as a symbolic one is.
-    if (sizes[i].isExpr || __builtin_mul_overflow(running, std::max<int64_t>(sizes[i].value, 1), &running))
-      symbolic = true;
+    if (next) running = *next;
+    else symbolic = true;
   }
   return strides;
 }

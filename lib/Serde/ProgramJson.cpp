@@ -9,6 +9,7 @@
 #include "Serde/ExportJsonDom.h"
 #include "Serde/JsonWriter.h"
 #include "Serde/Parallel.h"
+#include "Support/CheckedMath.h"
 #include "Support/Hash.h"
 
 #include <filesystem>
@@ -177,11 +178,14 @@ ConstantTensor ArtifactReader::constant(Element e) {
     // Contiguous strides are products of the sizes: refuse sizes whose
     // product does not fit in int64 before computing them.
     int64_t count = 1;
-    for (int64_t size : c.sizes)
-      if (__builtin_mul_overflow(count, std::max<int64_t>(size, 1), &count)) {
+    for (int64_t size : c.sizes) {
+      std::optional<int64_t> next = checkedMul<int64_t>(count, std::max<int64_t>(size, 1));
+      if (!next) {
         KeyScope scope(r_, "sizes");
         r_.fail("the sizes hold more than 2^63 - 1 elements");
       }
+      count = *next;
+    }
     std::vector<SymInt> sizes;
     for (int64_t size : c.sizes) sizes.push_back(SymInt::of(size));
     for (const auto &stride : TensorMeta::contiguousStrides(sizes)) c.strides.push_back(stride.value);

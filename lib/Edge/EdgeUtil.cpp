@@ -51,14 +51,10 @@ std::string addTensorValue(Graph &graph, const std::string &base, TensorMeta met
 }
 
 std::string FreshNames::operator()(const std::string &base) {
-  auto used = [&](const std::string &n) {
-    return graph_.tensorValues.contains(n) || graph_.symIntValues.contains(n) || graph_.symBoolValues.contains(n) ||
-           graph_.symFloatValues.contains(n) || graph_.customObjValues.contains(n);
-  };
   int &k = next_[base];
   for (;; ++k) {
     std::string candidate = k == 0 ? base : base + "_" + std::to_string(k);
-    if (!used(candidate)) {
+    if (!graph_.holdsValueName(candidate)) {
       ++k;
       return candidate;
     }

@@ -309,9 +309,7 @@ std::string Graph::freshName(const std::string &base) const { return freshName(b
 std::string Graph::freshName(const std::string &base,
                              const std::function<bool(const std::string &)> &released) const {
   auto used = [&](const std::string &n) {
-    bool held = tensorValues.contains(n) || symIntValues.contains(n) || symBoolValues.contains(n) ||
-                symFloatValues.contains(n) || customObjValues.contains(n);
-    return held && !(released && released(n));
+    return holdsValueName(n) && !(released && released(n));
   };
   if (!used(base)) return base;
   int &suffix = freshSuffix_[base];

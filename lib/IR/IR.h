@@ -377,6 +377,12 @@ struct Graph {
   bool isSingleTensorReturn = false;
   bool operator==(const Graph &o) const;
 
+  /// Whether one of the value tables holds `name`: a new value must not take it.
+  bool holdsValueName(const std::string &name) const {
+    return tensorValues.contains(name) || symIntValues.contains(name) || symBoolValues.contains(name) ||
+           symFloatValues.contains(name) || customObjValues.contains(name);
+  }
+
   /// Returns a value name not yet used in this graph, based on `base`
   /// (base, base_1, base_2, ... as torch.fx names them).
   std::string freshName(const std::string &base) const;

@@ -1,5 +1,8 @@
 //===- Tool/PassFlags.cpp - The pass flags of every tool that runs passes -===//
 #include "Tool/PassFlags.h"
+#include "Edge/OpInfo.h"
+
+#include <iostream>
 
 namespace exir {
 
@@ -45,6 +48,19 @@ PassManagerOptions PassFlags::managerOptions() {
 
 void PassFlags::report(std::ostream &os, const std::string &toolName) const {
   if (timePasses_) timer_.print(os, toolName);
+}
+
+void addNoVerifyFlag(CLI::App &app, bool &noVerify, const std::string &what) {
+  app.add_flag("--no-verify", noVerify,
+               (what.empty() ? std::string("skip") : what + " without") +
+                   " the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
+                   "_check_ir_validity=False; structural checks still run");
+}
+
+void applyNoVerifyFlag(const std::string &toolName, bool noVerify) {
+  if (!noVerify) return;
+  edge::setIrValidityChecks(false);
+  std::cerr << toolName << ": warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
 }
 
 } // namespace exir

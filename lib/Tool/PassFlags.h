@@ -10,6 +10,8 @@
 //   --time-passes            per-pass CPU and wall time on stderr at the end, like LLVM's;
 //                            entries in parentheses are not passes: "(read input)",
 //                            "(write output)", "(verifier after each pass)"
+// and --no-verify (also exir-run's, which lowers ATen inputs): the IR validity
+// checks off, with a warning.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -50,5 +52,12 @@ private:
   bool timePasses_ = false, list_ = false;
   PassTimer timer_;
 };
+
+/// Adds --no-verify; `what` says what then runs without the IR validity
+/// checks ("skip the checks" when empty).
+void addNoVerifyFlag(CLI::App &app, bool &noVerify, const std::string &what = {});
+/// With --no-verify: turns the IR validity checks off for the process and
+/// warns on stderr, so an output made without them is never mistaken for a checked one.
+void applyNoVerifyFlag(const std::string &toolName, bool noVerify);
 
 } // namespace exir

@@ -146,9 +146,7 @@ int main(int argc, char **argv) {
                "input and the result only)");
   app.add_flag("--no-verify-each", noVerifyEach, "verify only the input and the result (the default)")
       ->excludes(verifyEachFlag);
-  app.add_flag("--no-verify", noVerify,
-               "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
-               "_check_ir_validity=False; structural checks still run");
+  addNoVerifyFlag(app, noVerify);
 
   return runTool("exir-edge", app, argc, argv, [&] {
     if (passFlags.listPasses(std::cout)) return;
@@ -179,10 +177,7 @@ int main(int argc, char **argv) {
                                                         : edge::FoldConstantsMode::Auto;
     options.passManager = passFlags.managerOptions();
     options.passManager.verifyEach = verifyEach;
-    if (noVerify) {
-      edge::setIrValidityChecks(false);
-      std::cerr << "exir-edge: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
-    }
+    applyNoVerifyFlag("exir-edge", noVerify);
     // The older spelling --method NAME=FILE adds a method; --method NAME selects one.
     std::vector<std::string> selected;
     for (const auto &m : methods) (m.find('=') != std::string::npos ? addMethods : selected).push_back(m);

@@ -53,9 +53,7 @@ int main(int argc, char **argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--list-backends", listBackends, "list the registered backends and exit");
   app.add_flag("--list-partitioners", listPartitioners, "list the partitioners and exit");
-  app.add_flag("--no-verify", noVerify,
-               "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
-               "_check_ir_validity=False; structural checks still run");
+  addNoVerifyFlag(app, noVerify);
   std::vector<std::string> opLibraries;
   addOpLibraryOption(app, opLibraries);
   app.add_flag("-v,--verbose", verbose, "print each delegate created on stderr");
@@ -89,10 +87,7 @@ int main(int argc, char **argv) {
       throw UsageError("--compile-spec goes with --whole-module or --partitioner");
 
     // Everything given on the command line is checked before the input is read.
-    if (noVerify) {
-      edge::setIrValidityChecks(false);
-      std::cerr << "exir-partition: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
-    }
+    applyNoVerifyFlag("exir-partition", noVerify);
     LoweringOptions options;
     options.methods = methods;
     options.stepwise = stepwise;

@@ -50,9 +50,7 @@ int main(int argc, char **argv) {
                  "apply rewrite rules (lib/Edge/REWRITE_RULES.md) before planning, like upstream's "
                  "ExecutorchBackendConfig(passes=[...]) (repeatable)");
   app.add_flag("--verify-only", verifyOnly, "check the memory plan of a planned program and exit (0 if it is sound)");
-  app.add_flag("--no-verify", noVerify,
-               "skip the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
-               "_check_ir_validity=False; structural checks still run");
+  addNoVerifyFlag(app, noVerify);
   std::vector<std::string> opLibraries;
   addOpLibraryOption(app, opLibraries);
   app.add_flag("--report", report, "print the plan report (bytes, lower bound, ratio, biggest tensors) to stderr");
@@ -68,10 +66,7 @@ int main(int argc, char **argv) {
   });
 
   return runTool("exir-plan", app, argc, argv, [&] {
-    if (noVerify) {
-      edge::setIrValidityChecks(false);
-      std::cerr << "exir-plan: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
-    }
+    applyNoVerifyFlag("exir-plan", noVerify);
     options.allocGraphInputs = !noAllocInputs;
     options.allocGraphOutputs = !noAllocOutputs;
     for (const auto &spec : memIds) {

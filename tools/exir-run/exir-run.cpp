@@ -6,13 +6,13 @@
 // turn it into a check that every stage computes what the model computed.
 //
 //===----------------------------------------------------------------------===//
-#include "Edge/OpInfo.h"
 #include "Run/Compare.h"
 #include "Run/Inputs.h"
 #include "Run/Interpreter.h"
 #include "Run/Kernels/Random.h"
 #include "Run/Npy.h"
 #include "Support/Error.h"
+#include "Tool/PassFlags.h"
 #include "Tool/ToolMain.h"
 
 #include <algorithm>
@@ -174,9 +174,7 @@ int main(int argc, char **argv) {
   app.add_option("--rtol", tol.rtol, "relative tolerance (default 1e-5)");
   app.add_flag("--atol-scaled", tol.scaleAtol, "multiply --atol by max(1, max |expected|)");
   app.add_option("--compare", compareWith, "run OTHER on the same inputs and compare the outputs");
-  app.add_flag("--no-verify", noVerify,
-               "an ATen input is lowered without the IR validity checks (core ATen op set, edge.yaml dtype rules), as upstream's "
-               "_check_ir_validity=False; structural checks still run");
+  addNoVerifyFlag(app, noVerify, "an ATen input is lowered");
   std::vector<std::string> opLibraries;
   addOpLibraryOption(app, opLibraries);
   app.add_flag("--check-stages", checkStages,
@@ -187,10 +185,7 @@ int main(int argc, char **argv) {
     for (const auto &s : setup.inputs) splitKey(s, "--input");
     for (const auto &s : setup.sizes) splitKey(s, "--sizes");
     for (const auto &s : expects) splitKey(s, "--expect");
-    if (noVerify) {
-      edge::setIrValidityChecks(false);
-      std::cerr << "exir-run: warning: --no-verify: IR validity checks (core ATen ops, dtype rules) are off\n";
-    }
+    applyNoVerifyFlag("exir-run", noVerify);
     Program libraries; // registered before any program is read; nothing is written
     addOpLibraries(libraries, opLibraries);
     RunOptions options;

@@ -155,6 +155,19 @@ TEST_CASE("replaceUses redirects uses, not definitions", "[edgeutil]") {
   CHECK(ep.graph.nodes[1].outputs[0].name == "add");
 }
 
+TEST_CASE("FreshNames skips names any value table holds and never repeats one", "[edgeutil]") {
+  Graph g;
+  g.symBoolValues.set("v", SymBool{});
+  g.customObjValues.set("v_1", CustomObjValue{"v_1", "torch.classes.m.C"});
+  g.symFloatValues.set("v_2", SymFloat{});
+  FreshNames fresh(g);
+  CHECK(fresh("v") == "v_3");
+  CHECK(fresh("v") == "v_4"); // v_3 was handed out, though no table holds it yet
+  CHECK(fresh("w") == "w");
+  g.symIntValues.set("x", SymInt::of(2));
+  CHECK(fresh("x") == "x_1");
+}
+
 TEST_CASE("userFrame and concreteInts", "[edgeutil]") {
   Node n;
   CHECK(userFrame(n).empty());

@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 using namespace exir;
 
 namespace {
@@ -194,6 +196,26 @@ TEST_CASE("Graph::freshName follows torch.fx numbering", "[ir]") {
   g.tensorValues.set("add_1", TensorMeta{});
   g.symIntValues.set("add_2", SymInt::of(1));
   CHECK(g.freshName("add") == "add_3");
+}
+
+TEST_CASE("Graph::holdsValueName looks in every value table", "[ir]") {
+  Graph empty;
+  CHECK_FALSE(empty.holdsValueName("v"));
+  std::vector<std::function<void(Graph &)>> holders = {
+      [](Graph &g) { g.tensorValues.set("v", TensorMeta{}); },
+      [](Graph &g) { g.symIntValues.set("v", SymInt::of(1)); },
+      [](Graph &g) { g.symBoolValues.set("v", SymBool{}); },
+      [](Graph &g) { g.symFloatValues.set("v", SymFloat{}); },
+      [](Graph &g) { g.customObjValues.set("v", CustomObjValue{"v", "torch.classes.m.C"}); },
+  };
+  for (size_t k = 0; k < holders.size(); ++k) {
+    INFO("table " << k);
+    Graph g;
+    holders[k](g);
+    CHECK(g.holdsValueName("v"));
+    CHECK_FALSE(g.holdsValueName("w"));
+    CHECK(g.freshName("v") == "v_1");
+  }
 }
 
 TEST_CASE("stage names", "[ir]") {

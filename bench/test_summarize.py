@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """bench/run's summary on made-up figures whose exponents are known: the fit,
 the instruction exponent only where every run counted instructions, and the
-plan figures (ctest bench.summarize)."""
+plan figures; and its machine probe's figures and line (ctest bench.summarize)."""
 import contextlib
 import importlib.machinery
 import importlib.util
 import io
 import os
+import resource
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,6 +83,21 @@ if summary["plan"]["best_worse_than_greedy"] != ["mlp-2k"]:
 
 check("fit of a constant", bench.fit_exponent([1, 2, 4], [5, 5, 5]), 0.0)
 check("fit of one size", bench.fit_exponent([3, 3], [1, 9]), 0.0)
+
+# The machine probe (run apart, as bench/run runs it): every figure there and
+# positive (no timing is judged), and this process's peak RSS not raised.
+peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+probe = bench.machine_probe_apart(mb=64, sha_mb=8)
+if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > peak_before + 16 * 1024:
+    failures.append("the probe raised the peak RSS of bench/run's process")
+if set(probe) != {"sha256_mb_per_s", "first_touch_gb_per_s", "reused_touch_gb_per_s"}:
+    failures.append("probe keys: %s" % sorted(probe))
+elif min(probe.values()) <= 0:
+    failures.append("probe figures not positive: %r" % probe)
+line = bench.describe_probe({"sha256_mb_per_s": 900, "first_touch_gb_per_s": 0.5, "reused_touch_gb_per_s": 17.31},
+                            "at start")
+if line != "machine at start: SHA-256 900 MB/s; fresh memory 0.50 GB/s at first touch, 17.3 GB/s reused":
+    failures.append("probe line: %r" % line)
 
 for f in failures:
     print("bench.summarize: " + f, file=sys.stderr)

@@ -408,6 +408,35 @@ TEST_CASE("to-edge-ops and the edge verifier reach into cond branches", "[edge][
                                "(sigmoid): dtype constraint violated: aten::sigmoid: self=Int, __ret_0=Int"));
 }
 
+TEST_CASE("edge verifier on a big graph: dtype rules beside the structure, structural errors first",
+          "[edge][verifier]") {
+  // 5000 nodes: past the size at which the dtype rules are checked on a second thread.
+  GraphBuilder b;
+  b.input("x", F32, {2, 3});
+  std::string last = "x";
+  for (int i = 0; i < 5000; ++i) {
+    std::string name = "s" + std::to_string(i);
+    b.edge("sigmoid.default", {pos("self", T(last))}, name, F32, {2, 3});
+    last = name;
+  }
+  b.output(last);
+  Program p = programOf(b.ep, Stage::Edge);
+  edge::DtypeRules rules = edge::DtypeRules::load("");
+  CHECK_NOTHROW(edge::verifyEdgeProgram(p, rules));
+  // A dtype violation alone is reported, with its node.
+  Graph &g = graphOf(p);
+  REQUIRE(g.tensorValues.find("s9"));
+  g.tensorValues.find("s9")->dtype = ScalarType::Int; // sigmoid: a float in, an int out
+  CHECK_THAT(errorOf([&] { edge::verifyEdgeProgram(p, rules); }),
+             Catch::StartsWith("/methods/forward/graph_module/graph/nodes/9 (s9): dtype constraint violated: "
+                               "aten::sigmoid: self=Float, __ret_0=Int"));
+  // With a structural error as well (later in node order), the structural one
+  // is reported, as a sequential check reports it.
+  g.nodes[4000].inputs[0].arg.name = "undefined_value";
+  CHECK_THAT(errorOf([&] { edge::verifyEdgeProgram(p, rules); }),
+             Catch::Contains("nodes/4000") && Catch::Contains("uses 'undefined_value' before it is defined"));
+}
+
 TEST_CASE("normalize-layouts: outputs follow their first input or become contiguous", "[edge][layout]") {
   GraphBuilder b;
   b.input("x", F32, {2, 3});

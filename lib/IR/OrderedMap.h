@@ -57,6 +57,12 @@ public:
     size_t pos = position(key);
     return pos == npos ? nullptr : &items_[pos].second;
   }
+  /// find() for a key whose hashString() (IR/StringHash.h) the caller has
+  /// already computed: a lookup that missed a cache keyed by that hash.
+  const V *findHashed(const std::string &key, uint64_t hash) const {
+    size_t pos = slots_.empty() ? linearPosition(key) : indexedPosition(key, size_t(hash));
+    return pos == npos ? nullptr : &items_[pos].second;
+  }
   bool contains(const std::string &key) const { return position(key) != npos; }
   bool erase(const std::string &key) {
     size_t pos = position(key);

@@ -171,7 +171,7 @@ public:
     uint64_t h = ValueIndex::hash(name);
     const auto &[rh, rid] = recent_[h % kRecent];
     if (rh == h && rid != npos && this->name(rid) == name) return rid;
-    uint32_t id = lookup(name);
+    uint32_t id = lookup(name, h);
     if (id != npos) recent_[h % kRecent] = {h, id};
     return id;
   }
@@ -183,8 +183,8 @@ public:
   }
 
 private:
-  uint32_t lookup(const std::string &name) const {
-    if (const TensorMeta *meta = values_.find(name)) {
+  uint32_t lookup(const std::string &name, uint64_t hash) const {
+    if (const TensorMeta *meta = values_.findHashed(name, hash)) {
       // The items sit in one array: the value's distance from the first value is its position.
       const char *first = reinterpret_cast<const char *>(&values_.begin()->second);
       return uint32_t(size_t(reinterpret_cast<const char *>(meta) - first) /

@@ -180,6 +180,22 @@ TEST_CASE("OrderedMap lookups stay right through index growth", "[orderedmap]") 
   }
 }
 
+TEST_CASE("OrderedMap::findHashed finds what find finds, searched or indexed", "[orderedmap]") {
+  // Sizes on both sides of the small-map limit (searched linearly, then indexed).
+  for (int size : {3, 5000}) {
+    OrderedMap<int> m;
+    for (int i = 0; i < size; ++i) m.set("v" + std::to_string(i), i);
+    for (int i = 0; i < size; ++i) {
+      std::string key = "v" + std::to_string(i);
+      const int *found = m.findHashed(key, exir::hashString(key));
+      REQUIRE(found);
+      CHECK(found == m.find(key));
+    }
+    std::string absent = "v" + std::to_string(size);
+    CHECK(m.findHashed(absent, exir::hashString(absent)) == nullptr);
+  }
+}
+
 TEST_CASE("OrderedMap::eraseKeys erases the listed keys and keeps the order", "[orderedmap]") {
   for (int n : {5, 300}) { // searched linearly, indexed
     INFO(n);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+
 namespace exir {
 
 namespace {
@@ -103,6 +105,20 @@ TreeSpec parseTreeSpec(std::string_view text) {
   if (!doc[0].is_number_integer() || doc[0].get<int64_t>() != 1)
     throw Error("pytree spec /0: unsupported protocol " + doc[0].dump() + " (expected 1)");
   return node(doc[1], "/1", 0);
+}
+
+void checkTreeSpec(std::string_view text) {
+  // Only accepted texts are remembered (a rejected one throws before), so a
+  // hit is a text that parseTreeSpec accepted; long texts are not kept.
+  constexpr size_t kSlots = 8, kMaxRemembered = 64 * 1024;
+  thread_local std::array<std::string, kSlots> accepted;
+  thread_local size_t next = 0;
+  for (const std::string &t : accepted)
+    if (!t.empty() && t == text) return;
+  parseTreeSpec(text);
+  if (text.size() > kMaxRemembered) return;
+  accepted[next] = std::string(text);
+  next = (next + 1) % kSlots;
 }
 
 } // namespace exir

@@ -246,7 +246,7 @@ std::string ExportReader::treeSpec(Element e) {
   std::string text = str(e);
   if (text.empty()) return text; // no spec recorded
   try {
-    parseTreeSpec(text);
+    checkTreeSpec(text);
   } catch (const Error &error) {
     r_.fail(error.message());
   }

@@ -85,3 +85,36 @@ TEST_CASE("parseTreeSpec bounds the nesting", "[treespec]") {
   // 50,000 levels: refused while parsing, before anything recurses.
   CHECK(errorOf(nested(50'000)).find("nests deeper than") != std::string::npos);
 }
+
+TEST_CASE("checkTreeSpec remembers only accepted specs", "[treespec]") {
+  const std::string good = forwardXY(), emptyDict = R"("context": "[]")";
+  // The same spec with a dict whose key list does not match its children.
+  std::string bad = good;
+  bad.replace(bad.find(emptyDict), emptyDict.size(), R"("context": "[\"k\"]")");
+  REQUIRE_NOTHROW(parseTreeSpec(good));
+  REQUIRE(errorOf(bad).find("has 1 keys") != std::string::npos);
+
+  auto checkError = [](const std::string &text) -> std::string {
+    try {
+      checkTreeSpec(text);
+    } catch (const Error &e) {
+      return e.message();
+    }
+    return "";
+  };
+  for (int round = 0; round < 3; ++round) {
+    CHECK(checkError(good).empty());
+    CHECK(checkError(bad) == errorOf(bad)); // refused every time, not remembered
+  }
+  // More distinct accepted texts than the memo holds, then each again.
+  std::vector<std::string> many;
+  for (int i = 0; i < 20; ++i) {
+    std::string t = good;
+    t.replace(t.find(emptyDict), emptyDict.size(), emptyDict + std::string(size_t(i), ' '));
+    many.push_back(t);
+  }
+  for (int round = 0; round < 2; ++round)
+    for (const auto &t : many) CHECK(checkError(t).empty());
+  CHECK(checkError(bad) == errorOf(bad));
+  CHECK(checkError("[1, {}]").find("missing") != std::string::npos);
+}

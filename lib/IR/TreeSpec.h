@@ -48,10 +48,10 @@ struct TreeSpec {
 ///   "pytree spec /1/children_spec/0: missing 'children_spec'".
 TreeSpec parseTreeSpec(std::string_view json);
 
-/// Checks a treespec_dumps string as parseTreeSpec does, without building the
-/// tree. A partitioned program repeats one spec per delegate (12,700 times on
-/// llama-100k, two distinct texts), so the last few texts accepted on this
-/// thread are remembered and not parsed again.
+/// Checks a treespec_dumps string as parseTreeSpec does, for a caller that
+/// keeps only the text. A partitioned program repeats one spec per delegate
+/// (12,700 times on llama-100k, two distinct texts), so the last few texts
+/// accepted on this thread are remembered and not parsed again.
 void checkTreeSpec(std::string_view json);
 
 } // namespace exir

@@ -22,13 +22,18 @@ std::string forwardXY() {
          R"({"type": "builtins.dict", "context": "[]", "children_spec": []}]}])";
 }
 
-std::string errorOf(const std::string &text) {
+/// The message of the exir::Error that `fn` throws; "" when it returns.
+template <typename F> std::string thrownBy(F &&fn) {
   try {
-    parseTreeSpec(text);
+    fn();
   } catch (const Error &e) {
     return e.message();
   }
   return "";
+}
+
+std::string errorOf(const std::string &text) {
+  return thrownBy([&] { parseTreeSpec(text); });
 }
 } // namespace
 
@@ -94,14 +99,7 @@ TEST_CASE("checkTreeSpec remembers only accepted specs", "[treespec]") {
   REQUIRE_NOTHROW(parseTreeSpec(good));
   REQUIRE(errorOf(bad).find("has 1 keys") != std::string::npos);
 
-  auto checkError = [](const std::string &text) -> std::string {
-    try {
-      checkTreeSpec(text);
-    } catch (const Error &e) {
-      return e.message();
-    }
-    return "";
-  };
+  auto checkError = [](const std::string &text) { return thrownBy([&] { checkTreeSpec(text); }); };
   for (int round = 0; round < 3; ++round) {
     CHECK(checkError(good).empty());
     CHECK(checkError(bad) == errorOf(bad)); // refused every time, not remembered

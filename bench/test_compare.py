@@ -16,6 +16,18 @@ STAGES = ("edge", "partition", "plan", "emit", "inspect")
 REPEAT = 2
 
 
+def thp_counted():
+    """Whether this kernel counts transparent huge page faults (bench/run reports them then)."""
+    try:
+        with open("/proc/vmstat") as f:
+            return any(line.startswith("thp_fault_alloc ") for line in f)
+    except OSError:
+        return False
+
+
+THP_COUNTED = thp_counted()
+
+
 def main(build, cache):
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,6 +61,13 @@ def main(build, cache):
                 if not (fig.get("wall_s", 0) > 0 and fig.get("peak_rss_bytes", 0) > 0 and
                         len(fig.get("walls_s", [])) == REPEAT):
                     failures.append("%s: %s figures missing or empty: %s" % (stage, build_name, fig))
+                # Memory faulted in as huge pages: a count of bytes where the kernel keeps one.
+                faulted = fig.get("huge_page_fault_bytes", "missing")
+                if faulted == "missing" or (THP_COUNTED and not (isinstance(faulted, (int, float)) and faulted >= 0)):
+                    failures.append("%s: %s huge-page faults %r" % (stage, build_name, faulted))
+            if THP_COUNTED and not any(line.split()[:1] == [stage] and "faulted" in line
+                                       for line in proc.stdout.splitlines()):
+                failures.append("%s: no faulted figure in the report" % stage)
             ratio, spread = entry.get("new_over_old_wall", 0), entry.get("new_over_old_wall_range", [0, 0])
             if not (ratio > 0 and spread[0] <= ratio <= spread[1]):
                 failures.append("%s: new/old ratio %r outside its rounds' range %r" % (stage, ratio, spread))

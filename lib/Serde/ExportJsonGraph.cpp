@@ -276,14 +276,14 @@ Graph ExportReader::graph(Element e) {
       forEach(a, [&](Element item) { list.push_back(argument(item)); });
       req.see(k == "inputs" ? 0 : 1);
     } else if (k == "nodes") {
-      Array a = r_.array(v);
-      g.nodes.reserve(withRoomToDouble(a.size()));
-      convertArray(a, g.nodes, [](ExportReader &reader, Element item) { return reader.node(item); });
+      const json::DeferredContainer *deferred = r_.deferred(v);
+      g.nodes.reserve(withRoomToDouble(deferred ? deferred->size() : r_.array(v).size()));
+      convertArray(v, g.nodes, [](ExportReader &reader, Element item) { return reader.node(item); });
       req.see(2);
     } else if (k == "tensor_values") {
-      Object values = r_.object(v);
-      g.tensorValues.reserve(withRoomToDouble(values.size()));
-      convertObject(values, g.tensorValues,
+      const json::DeferredContainer *deferred = r_.deferred(v);
+      g.tensorValues.reserve(withRoomToDouble(deferred ? deferred->size() : r_.object(v).size()));
+      convertObject(v, g.tensorValues,
                     [](ExportReader &reader, Element meta) { return reader.tensorMeta(meta); });
       req.see(3);
     } else if (k == "sym_int_values") {

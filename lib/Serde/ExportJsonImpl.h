@@ -167,10 +167,10 @@ private:
   /// Converts the elements of array `a` into `out` (resized to a.size())
   /// with `convert(ExportReader &, Element)`; on two threads when there are
   /// many, each half with its own reader and path.
-  template <typename T, typename Convert> void convertArray(Array a, std::vector<T> &out, Convert &&convert);
+  template <typename T, typename Convert> void convertArray(Element v, std::vector<T> &out, Convert &&convert);
   /// Sets `map[key] = convert(value)` for every field of `o`, in order; the
   /// values of the second half are converted on another thread.
-  template <typename Map, typename Convert> void convertObject(Object o, Map &map, Convert &&convert);
+  template <typename Map, typename Convert> void convertObject(Element v, Map &map, Convert &&convert);
 
   Reader &r_;
   ExportJsonOptions options_;
@@ -193,7 +193,13 @@ constexpr size_t kReleaseEvery = 256;
 inline size_t withRoomToDouble(size_t n) { return 2 * n + 16; }
 
 template <typename T, typename Convert>
-void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert) {
+void ExportReader::convertArray(Element v, std::vector<T> &out, Convert &&convert) {
+  Array a = r_.array(v);
+  if (const json::DeferredContainer *deferred = r_.deferred(v)) {
+    json::convertDeferredArray(
+        r_, *deferred, out, *this, [&](Reader &second) { return ExportReader(second, options_, false); }, convert);
+    return;
+  }
   size_t n = a.size();
   if (!parallel_ || n < json::parallelMinItems() || n < 2) {
     out.reserve(n);
@@ -232,7 +238,13 @@ void ExportReader::convertArray(Array a, std::vector<T> &out, Convert &&convert)
 }
 
 template <typename Map, typename Convert>
-void ExportReader::convertObject(Object o, Map &map, Convert &&convert) {
+void ExportReader::convertObject(Element v, Map &map, Convert &&convert) {
+  Object o = r_.object(v);
+  if (const json::DeferredContainer *deferred = r_.deferred(v)) {
+    json::convertDeferredObject(
+        r_, *deferred, map, *this, [&](Reader &second) { return ExportReader(second, options_, false); }, convert);
+    return;
+  }
   if (parallel_ &&
       json::convertObjectInHalves(
           r_, o, map, kReleaseEvery, *this,

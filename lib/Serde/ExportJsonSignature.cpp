@@ -225,7 +225,7 @@ GraphSignature ExportReader::signature(Element e, const Graph &g) {
   forEachField(o, [&](std::string_view k, Element v) {
     if (k == "input_specs") {
       // Reserved: 100k parameters make 100k specs of an Argument each.
-      convertArray(r_.array(v), sig.inputSpecs,
+      convertArray(v, sig.inputSpecs,
                    [](ExportReader &reader, Element item) { return reader.inputSpec(item); });
       req.see(0);
     } else if (k == "output_specs") {

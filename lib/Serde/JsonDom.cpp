@@ -176,10 +176,6 @@ double Reader::real(Element e) const {
 // Documents
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-// Quotes bare Infinity, -Infinity and NaN tokens outside strings, which old
-// json.dumps output contains. Returns false if there were none.
 bool quoteBareNonFiniteTokens(std::string_view text, std::string &out) {
   out.clear();
   out.reserve(text.size() + 64);
@@ -213,6 +209,8 @@ bool quoteBareNonFiniteTokens(std::string_view text, std::string &out) {
   }
   return changed;
 }
+
+namespace {
 
 // A small recursive-descent JSON checker that remembers where it is.
 class Locator {
@@ -566,6 +564,68 @@ Document::Document(PaddedText buffer, const std::string &file)
   parse(file);
 }
 
+Document::Document(PaddedText buffer, const std::string &file, const std::vector<std::string> &deferPatterns)
+    : buffer_(std::move(buffer)), file_(file) {
+  size_t minBytes = deferMinBytes();
+  if (buffer_.size() >= minBytes) {
+    std::string_view text(buffer_.data(), buffer_.size());
+    deferred_ = findDeferredContainers(text, deferPatterns, minBytes);
+  }
+  if (!deferred_.empty()) {
+    text_ = std::move(buffer_);
+    buffer_ = skeletonText(text(), deferred_);
+    if (parseSkeleton()) {
+      for (const auto &container : deferred_) {
+        Element placeholder;
+        if (root_.at_pointer(container.pointer).get(placeholder)) break;
+        deferredTapeIndex_.push_back(tapeRefOf(placeholder).json_index);
+      }
+      if (deferredTapeIndex_.size() == deferred_.size()) return;
+    }
+    // The skeleton does not parse: the whole text's parse says where and why.
+    deferred_.clear();
+    deferredTapeIndex_.clear();
+    buffer_ = std::move(text_);
+    parser_ = simdjson::dom::parser();
+  }
+  parse(file);
+}
+
+const DeferredContainer *Document::deferred(Element e) const {
+  if (deferred_.empty()) return nullptr;
+  simdjson::internal::tape_ref ref = tapeRefOf(e);
+  if (ref.doc != &document_) return nullptr;
+  for (size_t k = 0; k < deferred_.size(); ++k)
+    if (deferredTapeIndex_[k] == ref.json_index) return &deferred_[k];
+  return nullptr;
+}
+
+bool Document::textIsValid() const {
+  if (textValidity_ == 0) {
+    std::string pointer, message;
+    size_t offset = 0;
+    textValidity_ = locateSyntaxError(text(), pointer, offset, message) ? 2 : 1;
+  }
+  return textValidity_ == 1;
+}
+
+void Document::failInBatch(const DeferredContainer &container, size_t item, simdjson::error_code error) const {
+  if (error == simdjson::MEMALLOC)
+    throw Error(std::string("cannot parse JSON: ") + simdjson::error_message(error), file_);
+  std::string pointer, message;
+  size_t offset = 0;
+  if (locateSyntaxError(text(), pointer, offset, message))
+    throw Error("invalid JSON at byte " + std::to_string(offset) + ": " + message, file_,
+                pointer.empty() ? std::string("/") : pointer);
+  throw Error(std::string("invalid JSON: ") +
+                  (error ? simdjson::error_message(error) : "an item of this container does not parse alone"),
+              file_, container.pointer + "/" + std::to_string(item));
+}
+
+const DeferredContainer *Reader::deferred(Element e) const {
+  return document_ ? document_->deferred(e) : nullptr;
+}
+
 void Document::keepDocumentOnly() {
   // The parser also holds the structural index (4 bytes per token) and its
   // capacity-sized buffers; the elements need only the document's tape and strings.
@@ -655,7 +715,7 @@ private:
 
 } // namespace
 
-void Document::parse(const std::string &file) {
+simdjson::error_code Document::parseBuffer() {
   simdjson::error_code error = simdjson::SUCCESS;
   {
     // Allocating first (parse would) lets the prefaulter see the buffers.
@@ -670,8 +730,15 @@ void Document::parse(const std::string &file) {
     // for a 65 MB program that is 65 MB off the peak.
     buffer_.reset();
     keepDocumentOnly();
-    return;
   }
+  return error;
+}
+
+bool Document::parseSkeleton() { return !parseBuffer(); }
+
+void Document::parse(const std::string &file) {
+  simdjson::error_code error = parseBuffer();
+  if (!error) return;
   if (error == simdjson::MEMALLOC || error == simdjson::CAPACITY)
     throw Error(std::string("cannot parse JSON: ") + simdjson::error_message(error), file);
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Serde/JsonBatch.h"
 #include "Support/Error.h"
 
 #include <simdjson.h>
@@ -67,6 +68,8 @@ const char *describe(Element e);
 class Reader {
 public:
   explicit Reader(std::string file = {}) : file_(std::move(file)) {}
+  /// Reads `doc`, whose big containers may be deferred (see deferred()).
+  Reader(std::string file, const Document &doc) : file_(std::move(file)), document_(&doc) {}
 
   Path &path() { return path_; }
   const std::string &file() const { return file_; }
@@ -86,6 +89,12 @@ public:
   /// ("Infinity", "-Infinity", "inf", "NaN", "1.5", ...).
   double real(Element e) const;
   bool isNull(Element e) const { return e.type() == simdjson::dom::element_type::NULL_VALUE; }
+
+  /// If `e` stands for a container the document left out of its DOM, where
+  /// its items are (read them with ItemBatches); else nullptr. Every reader of
+  /// a container that Document's patterns may name must ask.
+  const DeferredContainer *deferred(Element e) const;
+  const Document *document() const { return document_; }
 
   /// RAII scope for one path segment.
   struct KeyScope {
@@ -111,6 +120,7 @@ public:
 private:
   mutable Path path_;
   std::string file_;
+  const Document *document_ = nullptr;
 };
 
 /// The text of one JSON input followed by simdjson's padding: a read-only
@@ -192,13 +202,35 @@ public:
   Document(std::string_view text, const std::string &file);
   /// Takes an already padded buffer (see loadPadded) without copying it.
   Document(PaddedText buffer, const std::string &file);
+  /// The same, but the containers at `deferPatterns` (see
+  /// findDeferredContainers) of deferMinBytes() or more stay out of the DOM:
+  /// the reader (a Reader made with this document) reads them in batches.
+  Document(PaddedText buffer, const std::string &file, const std::vector<std::string> &deferPatterns);
   Document(const Document &) = delete;
   Document &operator=(const Document &) = delete;
 
   Element root() const { return root_; }
 
+  /// The container `e` stands for, if it was left out (see Reader::deferred).
+  const DeferredContainer *deferred(Element e) const;
+  /// How many containers were left out of the DOM.
+  size_t deferredCount() const { return deferred_.size(); }
+  /// The whole text (kept while containers are deferred).
+  std::string_view text() const { return {text_.data(), text_.size()}; }
+  /// Whether the whole text is JSON apart from bare NaN / Infinity tokens
+  /// (a slow scan, once): a batch that fails then has such tokens to quote.
+  bool textIsValid() const;
+  /// Reports a batch that does not parse (or holds another number of items
+  /// than the scan found) as the whole document's parse would.
+  [[noreturn]] void failInBatch(const DeferredContainer &container, size_t item,
+                                simdjson::error_code error) const;
+
 private:
   void parse(const std::string &file);
+  /// parse() of the skeleton; false (and nothing thrown) if it fails.
+  bool parseSkeleton();
+  /// Parses buffer_ into document_ (freeing buffer_) or says why not.
+  simdjson::error_code parseBuffer();
 
   /// Keeps the parsed tape and strings and frees the parser's other buffers.
   void keepDocumentOnly();
@@ -207,10 +239,19 @@ private:
   simdjson::dom::parser parser_;
   simdjson::dom::document document_; // the parse result, moved out of parser_
   Element root_;
+  std::string file_;
+  PaddedText text_; // the original text while containers are deferred
+  std::vector<DeferredContainer> deferred_;
+  std::vector<size_t> deferredTapeIndex_; // of each placeholder in document_
+  mutable int textValidity_ = 0;          // textIsValid(): 0 not known, 1 valid, 2 not
 };
 
 /// A file ("-" = stdin) as padded text: mapped where possible, else read.
 PaddedText loadPadded(const std::string &path);
+
+/// Quotes bare Infinity, -Infinity and NaN tokens outside strings, which old
+/// json.dumps output contains. Returns false if there were none.
+bool quoteBareNonFiniteTokens(std::string_view text, std::string &out);
 
 /// Locates a syntax error by a slow character scan: the JSON pointer of the
 /// innermost container and the byte offset. Returns false if the text is valid.

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "IR/OrderedMap.h"
+#include "Serde/JsonBatch.h"
 #include "Serde/JsonDom.h"
 #include "Serde/JsonWriter.h"
 #include "Support/Parallel.h"
@@ -165,6 +166,84 @@ bool convertObjectInHalves(Reader &r, Object o, OrderedMap<V> &map, size_t relea
               run(secondReader, second, mid, fields.size());
             });
   return true;
+}
+
+/// Converts the items of the deferred array `c` (see JsonBatch.h) into `out`,
+/// batch by batch: on two threads when it has many, with `first` (over `r`)
+/// and `makeSecond(Reader &)` as in convertObjectInHalves.
+template <class T, class First, class MakeSecond, class Convert>
+void convertDeferredArray(Reader &r, const DeferredContainer &c, std::vector<T> &out, First &first,
+                          MakeSecond &&makeSecond, Convert &&convert) {
+  size_t n = c.size();
+  auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
+    Reader::LoopScope scope(reader);
+    ItemBatches batches(*r.document(), c, reader);
+    batches.forEach(begin, end, [&](size_t i, std::string_view, Element item) {
+      scope.index(static_cast<int64_t>(i));
+      out[i] = convert(converter, item);
+    });
+  };
+  out.resize(n);
+  if (n < parallelMinItems() || n < 2) {
+    run(r, first, 0, n);
+    return;
+  }
+  size_t mid = n / 2;
+  Reader secondReader = r; // copied before the first half moves the path on
+  runBeside([&] { run(r, first, 0, mid); },
+            [&] {
+              auto second = makeSecond(secondReader);
+              run(secondReader, second, mid, n);
+            });
+}
+
+/// The same for the deferred object `c` into the empty `map`: the keys go in
+/// first, in document order, when all are plain and none repeats; otherwise
+/// the fields are read in order on one thread (the last value of a repeated
+/// key wins, at the first one's position).
+template <class V, class First, class MakeSecond, class Convert>
+void convertDeferredObject(Reader &r, const DeferredContainer &c, OrderedMap<V> &map, First &first,
+                           MakeSecond &&makeSecond, Convert &&convert) {
+  size_t n = c.size();
+  bool halves = n >= parallelMinItems() && n >= 2 && map.empty();
+  if (halves) {
+    ItemBatches keys(*r.document(), c, r);
+    std::string_view key;
+    for (size_t i = 0; i < n && halves; ++i) {
+      halves = keys.plainKey(i, key);
+      if (halves) map.set(std::string(key), {});
+    }
+    if (!halves || map.size() != n) {
+      map.clear();
+      halves = false;
+    }
+  }
+  if (!halves) {
+    Reader::LoopScope scope(r);
+    ItemBatches batches(*r.document(), c, r);
+    batches.forEach(0, n, [&](size_t, std::string_view key, Element value) {
+      scope.key(key);
+      map.set(std::string(key), convert(first, value));
+    });
+    return;
+  }
+  auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
+    Reader::LoopScope scope(reader);
+    ItemBatches batches(*r.document(), c, reader);
+    auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
+    batches.forEach(begin, end, [&](size_t, std::string_view key, Element value) {
+      scope.key(key);
+      item->second = convert(converter, value);
+      ++item;
+    });
+  };
+  size_t mid = n / 2;
+  Reader secondReader = r;
+  runBeside([&] { run(r, first, 0, mid); },
+            [&] {
+              auto second = makeSecond(secondReader);
+              run(secondReader, second, mid, n);
+            });
 }
 
 } // namespace exir::json

@@ -84,7 +84,7 @@ private:
   /// The constant table; a big one is converted on two threads.
   /// Fills `out` with `(this->*item)(value)` of every field of the big object
   /// `o` (constants, delegates): on two threads when it has many fields.
-  template <class V> void objectFields(json::Object o, OrderedMap<V> &out, V (ArtifactReader::*item)(Element));
+  template <class V> void objectFields(Element v, OrderedMap<V> &out, V (ArtifactReader::*item)(Element));
 
   /// A DataRef's file made absolute. Every constant names the same few files
   /// (100k references to one .pt2), so the last answer is kept: path
@@ -201,7 +201,15 @@ ConstantTensor ArtifactReader::constant(Element e) {
 }
 
 template <class V>
-void ArtifactReader::objectFields(json::Object o, OrderedMap<V> &out, V (ArtifactReader::*item)(Element)) {
+void ArtifactReader::objectFields(Element v, OrderedMap<V> &out, V (ArtifactReader::*item)(Element)) {
+  json::Object o = r_.object(v);
+  if (const json::DeferredContainer *deferred = r_.deferred(v)) {
+    out.reserve(deferred->size());
+    json::convertDeferredObject(
+        r_, *deferred, out, *this, [&](Reader &second) { return ArtifactReader(second, base_, options_); },
+        [item](ArtifactReader &reader, Element value) { return (reader.*item)(value); });
+    return;
+  }
   out.reserve(o.size());
   if (json::convertObjectInHalves(
           r_, o, out, 256, *this, [&](Reader &second) { return ArtifactReader(second, base_, options_); },
@@ -362,11 +370,11 @@ Program ArtifactReader::program(Element e) {
   }
   forEachField(r_, o, [&](std::string_view k, Element v) {
     if (k == "constants") {
-      objectFields(r_.object(v), p.constants, &ArtifactReader::constant);
+      objectFields(v, p.constants, &ArtifactReader::constant);
     } else if (k == "delegates") {
       // Each delegate holds its original module: a partitioned 100k-node
       // llama has 12.7k of them, a third of its text.
-      objectFields(r_.object(v), p.delegates, &ArtifactReader::delegate);
+      objectFields(v, p.delegates, &ArtifactReader::delegate);
     } else if (k == "constant_methods") {
       forEachField(r_, r_.object(v), [&](std::string_view name, Element values) {
         std::vector<ConstantValue> list;

@@ -80,9 +80,27 @@ ArchiveLayout detectLayout(const ZipArchive &zip) {
               zip.displayName());
 }
 
+// The containers that grow with a program (its nodes, tensor table, input
+// specs, constants and delegates), read in batches rather than as one DOM
+// (Serde/JsonBatch.h); every reader of them asks json::Reader::deferred.
+const std::vector<std::string> &programBigContainers() {
+  static const std::vector<std::string> patterns = [] {
+    std::vector<std::string> out;
+    for (std::string method : {"", "/methods/*"})
+      for (const char *container : {"/graph_module/graph/nodes", "/graph_module/graph/tensor_values",
+                                    "/graph_module/signature/input_specs"})
+        out.push_back(method + container);
+    out.push_back("/constants");
+    out.push_back("/delegates");
+    return out;
+  }();
+  return patterns;
+}
+
 ExportedProgram readMemberProgram(const std::string &where, json::PaddedText text) {
-  json::Document doc(std::move(text), where); // parsed where the archive is mapped
-  json::Reader reader(where);
+  // Parsed where the archive is mapped.
+  json::Document doc(std::move(text), where, programBigContainers());
+  json::Reader reader(where, doc);
   return exportedProgramFromDom(doc.root(), reader);
 }
 
@@ -460,8 +478,8 @@ namespace {
 Program programFromJsonText(json::PaddedText text, const std::string &path, InputFormat &format,
                             const ReadOptions &options = {}) {
   checkInputNotEmpty(std::string_view(text.data(), text.size()), path);
-  json::Document doc(std::move(text), path);
-  json::Reader r(path);
+  json::Document doc(std::move(text), path, programBigContainers());
+  json::Reader r(path, doc);
   json::Object root = r.object(doc.root());
   ExportJsonOptions exportOptions;
   exportOptions.skipNodeMetadata = options.skipNodeMetadata;

@@ -7,13 +7,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Serde/ExportJson.h"
+#include "Serde/JsonBatch.h"
 #include "Serde/Parallel.h"
 #include "Serde/ProgramJson.h"
+#include "Serde/ProgramReader.h"
 #include "Support/Error.h"
 
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace exir;
 
@@ -234,4 +238,104 @@ TEST_CASE("a document large enough to be prefaulted reads and fails as a small o
   std::string broken = text;
   broken[at] = '#';
   CHECK_THAT(exportError(broken), Catch::Matchers::Contains("invalid JSON at byte " + std::to_string(at)));
+}
+
+//===----------------------------------------------------------------------===//
+// Big containers read in batches (Serde/JsonBatch.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Defers containers from `n` bytes for one scope.
+struct DeferFrom {
+  explicit DeferFrom(size_t n) { json::setDeferMinBytes(n); }
+  ~DeferFrom() { json::setDeferMinBytes(0); }
+};
+
+// readProgram's way in: the one reader that defers containers.
+Program readText(const std::string &text) { return readProgramFromText(text, "in.json"); }
+
+std::string readTextError(const std::string &text) {
+  try {
+    readText(text);
+  } catch (const Error &e) {
+    return e.render();
+  }
+  FAIL("expected an exir::Error");
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("batched reading gives the whole DOM's program", "[serde][batch]") {
+  // These documents are far below the default threshold: read whole.
+  for (const std::string &text : {chainProgram(), chainArtifact()}) {
+    Program whole = readText(text);
+    std::string written = writeProgramJsonString(whole, "");
+    for (size_t from : {1, 100, 2000}) {
+      DeferFrom defer(from);
+      for (size_t parallel : {0, 2}) {
+        ParallelFrom threads(parallel);
+        Program p = readText(text);
+        CHECK(p == whole);
+        CHECK(writeProgramJsonString(p, "") == written);
+      }
+    }
+  }
+}
+
+TEST_CASE("batched reading keeps a repeated key's meaning and quotes bare NaN", "[serde][batch]") {
+  std::string repeated = replaceNth(chainProgram(), R"("v5": {"dtype": 7)", R"("v3": {"dtype": 6)", 0);
+  std::string escapedKey = replaceNth(chainProgram(), R"("v5": {"dtype": 7)", R"("v\u0035": {"dtype": 7)", 0);
+  std::string nan = replaceNth(chainProgram(), R"({"as_tensor": {"name": "v7"}})", R"({"as_float": NaN})", 0);
+  for (const std::string *textOf : {&repeated, &escapedKey, &nan}) {
+    const std::string &text = *textOf;
+    Program whole = readText(text);
+    for (size_t parallel : {0, 2}) {
+      DeferFrom defer(1);
+      ParallelFrom threads(parallel);
+      Program p = readText(text);
+      if (textOf != &nan) CHECK(p == whole); // NaN is not NaN
+      CHECK(writeProgramJsonString(p, "") == writeProgramJsonString(whole, ""));
+    }
+  }
+}
+
+TEST_CASE("batched reading reports the whole DOM's errors", "[serde][batch]") {
+  std::string text = chainProgram(), artifact = chainArtifact();
+  const std::string target = R"("target": )", badTarget = R"("target": 5, "x": )";
+  const std::string kind = R"("kind": 1})";
+  std::vector<std::pair<std::string, std::string>> cases = {
+      // what is wrong, and where the whole DOM says so
+      {replaceNth(replaceNth(text, target, badTarget, 30), target, badTarget, 3), "/graph_module/graph/nodes/3/target"},
+      {replaceNth(text, target, badTarget, 30), "/graph_module/graph/nodes/30/target"},
+      {replaceNth(text, R"("dtype": 7)", R"("dtype": 99)", 35), "/graph_module/graph/tensor_values/v34/dtype"},
+      {replaceNth(text, kind, R"("kind": 1,})", 20), "invalid JSON at byte"},      // a syntax error in a node
+      {replaceNth(text, "}, {\"target\"", "} {\"target\"", 12), "invalid JSON at byte"}, // a comma missing between two
+      {replaceNth(text, "\"v9\": {", "\"v9\" {", 0), "invalid JSON at byte"},           // in a tensor value
+      {replaceNth(text, "\"kind\": 1", "\"kind\": \"\\x\"", 5), "invalid JSON"},        // a bad escape
+      {replaceNth(text, R"("output_specs": [)", R"("output_specs": [,)", 0), "invalid JSON at byte"}, // outside them
+      {replaceNth(artifact, R"("dtype": 7, "sizes": [1])", R"("dtype": 99, "sizes": [1])", 30), "/constants/c30/dtype"},
+      {replaceNth(artifact, R"("backend_id": "BackendWithCompilerDemo")", R"("backend_id": 7)", 33),
+       "/delegates/lowered_module_33/backend_id"},
+  };
+  for (const auto &[bad, where] : cases) {
+    std::string whole = readTextError(bad);
+    CHECK(whole.find(where) != std::string::npos);
+    for (size_t parallel : {0, 2}) {
+      DeferFrom defer(1);
+      ParallelFrom threads(parallel);
+      CHECK(readTextError(bad) == whole);
+    }
+  }
+}
+
+TEST_CASE("batched reading names the item whose bytes are not UTF-8", "[serde][batch]") {
+  // The whole DOM can only say that the document is not UTF-8; a batch knows which item.
+  std::string bad = replaceNth(chainProgram(), "line 7", "line \xff", 0);
+  CHECK(readTextError(bad).find("UTF-8") != std::string::npos);
+  DeferFrom defer(1);
+  std::string batched = readTextError(bad);
+  CHECK(batched.find("UTF-8") != std::string::npos);
+  CHECK(batched.find("/graph_module/graph/nodes/7") != std::string::npos);
 }

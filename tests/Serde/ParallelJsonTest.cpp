@@ -92,9 +92,10 @@ std::string replaceNth(std::string text, const std::string &what, const std::str
   return text.replace(at, what.size(), with);
 }
 
-std::string exportError(const std::string &text) {
+// The rendered exir::Error that `read` throws.
+template <class Read> std::string errorOf(Read &&read) {
   try {
-    readExportedProgramJson(text, "in.json");
+    read();
   } catch (const Error &e) {
     return e.render();
   }
@@ -102,14 +103,12 @@ std::string exportError(const std::string &text) {
   return {};
 }
 
+std::string exportError(const std::string &text) {
+  return errorOf([&] { readExportedProgramJson(text, "in.json"); });
+}
+
 std::string artifactError(const std::string &text) {
-  try {
-    readProgramJson(text, "in.json", "");
-  } catch (const Error &e) {
-    return e.render();
-  }
-  FAIL("expected an exir::Error");
-  return {};
+  return errorOf([&] { readProgramJson(text, "in.json", ""); });
 }
 
 } // namespace
@@ -256,13 +255,7 @@ struct DeferFrom {
 Program readText(const std::string &text) { return readProgramFromText(text, "in.json"); }
 
 std::string readTextError(const std::string &text) {
-  try {
-    readText(text);
-  } catch (const Error &e) {
-    return e.render();
-  }
-  FAIL("expected an exir::Error");
-  return {};
+  return errorOf([&] { readText(text); });
 }
 
 } // namespace

@@ -601,12 +601,12 @@ const DeferredContainer *Document::deferred(Element e) const {
 }
 
 bool Document::textIsValid() const {
-  if (textValidity_ == 0) {
+  if (textValidity_.load() == 0) {
     std::string pointer, message;
     size_t offset = 0;
-    textValidity_ = locateSyntaxError(text(), pointer, offset, message) ? 2 : 1;
+    textValidity_.store(locateSyntaxError(text(), pointer, offset, message) ? 2 : 1);
   }
-  return textValidity_ == 1;
+  return textValidity_.load() == 1;
 }
 
 void Document::failInBatch(const DeferredContainer &container, size_t item, simdjson::error_code error) const {

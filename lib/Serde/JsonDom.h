@@ -14,6 +14,7 @@
 
 #include <simdjson.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -243,7 +244,7 @@ private:
   PaddedText text_; // the original text while containers are deferred
   std::vector<DeferredContainer> deferred_;
   std::vector<size_t> deferredTapeIndex_; // of each placeholder in document_
-  mutable int textValidity_ = 0;          // textIsValid(): 0 not known, 1 valid, 2 not
+  mutable std::atomic<int> textValidity_{0}; // textIsValid(): 0 not known, 1 valid, 2 not (either thread asks)
 };
 
 /// A file ("-" = stdin) as padded text: mapped where possible, else read.

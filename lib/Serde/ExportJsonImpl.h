@@ -164,12 +164,14 @@ private:
   std::optional<int64_t> rangeBound(Element e, bool isMin);
   void graphModule(Element e, ExportedProgram &ep);
 
-  /// Converts the elements of array `a` into `out` (resized to a.size())
+  /// Converts the elements of the array `v` into `out` (resized to its size)
   /// with `convert(ExportReader &, Element)`; on two threads when there are
-  /// many, each half with its own reader and path.
+  /// many, each half with its own reader and path. A deferred array (see
+  /// json::Reader::deferred) is read in batches.
   template <typename T, typename Convert> void convertArray(Element v, std::vector<T> &out, Convert &&convert);
-  /// Sets `map[key] = convert(value)` for every field of `o`, in order; the
-  /// values of the second half are converted on another thread.
+  /// Sets `map[key] = convert(value)` for every field of the object `v`, in
+  /// order; the values of the second half are converted on another thread. A
+  /// deferred object is read in batches.
   template <typename Map, typename Convert> void convertObject(Element v, Map &map, Convert &&convert);
 
   Reader &r_;

@@ -81,9 +81,9 @@ private:
   EdgeRulesRecord edgeRules(Element e);
   OpLibraryRecord opLibrary(Element e);
   template <class Record> Record textRecord(json::Object o, const char *what);
-  /// The constant table; a big one is converted on two threads.
   /// Fills `out` with `(this->*item)(value)` of every field of the big object
-  /// `o` (constants, delegates): on two threads when it has many fields.
+  /// `v` (constants, delegates): on two threads when it has many fields, in
+  /// batches when it is deferred (json::Reader::deferred).
   template <class V> void objectFields(Element v, OrderedMap<V> &out, V (ArtifactReader::*item)(Element));
 
   /// A DataRef's file made absolute. Every constant names the same few files

@@ -6,8 +6,12 @@
 // verifier with the dtype rules the artifact records (its own edge.yaml
 // text), for delegated programs the delegation checks, for planned ones the
 // memory-plan verifier. Data files are not opened (DataRefs point nowhere).
+// Then the same text is read as readProgram reads it, once whole and once
+// with every named container in batches (Serde/JsonBatch.h): whenever the
+// whole read succeeds, the batched one must give the same program.
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzBatched.h"
 #include "FuzzCommon.h"
 
 #include "Edge/OpInfo.h"
@@ -16,6 +20,7 @@
 #include "Partition/Lowering.h"
 #include "Plan/PlanPasses.h"
 #include "Serde/ProgramJson.h"
+#include "Serde/ProgramReader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace exir;
@@ -29,5 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case Stage::Planned: plan::verifyMemoryPlan(program); break;
     }
   });
+
+  fuzz::checkBatchedReading(
+      [&] { return writeProgramJsonString(readProgramFromText(fuzz::asText(data, size), "fuzz.json"), ""); });
   return 0;
 }

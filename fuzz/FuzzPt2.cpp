@@ -6,11 +6,14 @@
 // the programs' JSON, the weights (payload configs or nested torch.save zips
 // with their pickles) as DataRefs into the file; then the data references are
 // checked against the file and the program against its stage's verifier.
+// Whole and batched reading of the programs' JSON must agree (FuzzBatched.h).
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzBatched.h"
 #include "FuzzCommon.h"
 
 #include "IR/Verifier.h"
+#include "Serde/ProgramJson.h"
 #include "Serde/ProgramReader.h"
 
 #include <cstring>
@@ -24,5 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkDataFiles(program);
     verifyProgram(program, program.stage);
   });
+  fuzz::checkBatchedReading([&] { return writeProgramJsonString(readProgram(path), ""); });
   return 0;
 }

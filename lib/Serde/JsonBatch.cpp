@@ -296,9 +296,8 @@ simdjson::padded_string skeletonText(std::string_view text, const std::vector<De
   return out;
 }
 
-bool ItemBatches::plainKey(size_t index, std::string_view &key) const {
-  std::string_view text = doc_.text();
-  size_t i = container_.separators[index] + 1, end = container_.separators[index + 1];
+bool plainKey(std::string_view text, const DeferredContainer &container, size_t index, std::string_view &key) {
+  size_t i = container.separators[index] + 1, end = container.separators[index + 1];
   while (i < end && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
   if (i >= end || text[i] != '"') return false;
   const void *q = std::memchr(text.data() + i + 1, '"', end - i - 1);
@@ -315,29 +314,33 @@ size_t ItemBatches::batchEnd(size_t begin, size_t end) const {
   return e;
 }
 
-simdjson::dom::element ItemBatches::parse(size_t begin, size_t end) {
-  std::string_view text = doc_.text();
-  size_t from = container_.separators[begin] + 1, to = container_.separators[end];
-  size_t size = to - from + 2;
+char *ItemBatches::buffer(size_t size) {
   if (capacity_ < size + simdjson::SIMDJSON_PADDING) {
     capacity_ = std::max(2 * capacity_, size + simdjson::SIMDJSON_PADDING);
     buffer_ = std::make_unique<char[]>(capacity_);
   }
-  char *b = buffer_.get();
+  return buffer_.get();
+}
+
+size_t ItemBatches::wrap(size_t begin, size_t end) {
+  size_t from = container_.separators[begin] + 1, to = container_.separators[end];
+  size_t size = to - from + 2;
+  char *b = buffer(size);
   b[0] = container_.object ? '{' : '[';
-  std::memcpy(b + 1, text.data() + from, to - from);
+  std::memcpy(b + 1, doc_.text().data() + from, to - from);
   b[size - 1] = container_.object ? '}' : ']';
+  return size;
+}
+
+simdjson::dom::element ItemBatches::parse(size_t begin, size_t end) {
+  size_t size = wrap(begin, end);
   simdjson::dom::element batch;
-  auto error = parser_.parse(b, size, false).get(batch);
+  auto error = parser_.parse(buffer_.get(), size, false).get(batch);
   std::string quoted;
   if (error && error != simdjson::MEMALLOC && doc_.textIsValid() &&
-      quoteBareNonFiniteTokens(std::string_view(b, size), quoted)) {
+      quoteBareNonFiniteTokens(std::string_view(buffer_.get(), size), quoted)) {
     // Old json.dumps output: quoted, as the whole document's parse would.
-    if (capacity_ < quoted.size() + simdjson::SIMDJSON_PADDING) {
-      capacity_ = quoted.size() + simdjson::SIMDJSON_PADDING;
-      buffer_ = std::make_unique<char[]>(capacity_);
-    }
-    std::memcpy(buffer_.get(), quoted.data(), quoted.size());
+    std::memcpy(buffer(quoted.size()), quoted.data(), quoted.size());
     error = parser_.parse(buffer_.get(), quoted.size(), false).get(batch);
   }
   size_t count = 0;
@@ -347,12 +350,8 @@ simdjson::dom::element ItemBatches::parse(size_t begin, size_t end) {
     // The item to blame where the whole text has no syntax error (bad UTF-8, ...).
     size_t item = begin;
     for (size_t k = begin; k < end; ++k) {
-      std::string alone = std::string(container_.object ? "{" : "[") +
-                          std::string(text.substr(container_.separators[k] + 1,
-                                                  container_.separators[k + 1] - container_.separators[k] - 1)) +
-                          (container_.object ? "}" : "]");
-      simdjson::dom::parser one;
-      if (one.parse(alone).error()) {
+      size_t one = wrap(k, k + 1);
+      if (parser_.parse(buffer_.get(), one, false).error()) {
         item = k;
         break;
       }

@@ -26,7 +26,6 @@
 namespace exir::json {
 
 class Document;
-class Reader;
 
 /// A container left out of the skeleton: where its items are in the text.
 struct DeferredContainer {
@@ -56,13 +55,17 @@ std::vector<DeferredContainer> findDeferredContainers(std::string_view text,
 /// followed by simdjson's padding.
 simdjson::padded_string skeletonText(std::string_view text, const std::vector<DeferredContainer> &containers);
 
+/// The key of object item `index` of `container` in `text` as written, or
+/// false if it is not a plain string (escapes): the caller then reads the
+/// keys from the batches.
+bool plainKey(std::string_view text, const DeferredContainer &container, size_t index, std::string_view &key);
+
 /// Parses the items of one deferred container a batch at a time. Each thread
 /// needs its own. Elements and keys it hands out stay valid only until the
 /// callback returns.
 class ItemBatches {
 public:
-  ItemBatches(const Document &doc, const DeferredContainer &container, const Reader &reader)
-      : doc_(doc), container_(container), reader_(reader) {}
+  ItemBatches(const Document &doc, const DeferredContainer &container) : doc_(doc), container_(container) {}
 
   /// Calls f(index, key, value) for items [begin, end) in order (key is empty
   /// for array items).
@@ -79,12 +82,12 @@ public:
     }
   }
 
-  /// The key of object item `index` as written, or false if it is not a
-  /// plain string (escapes): the caller then reads the keys from the batches.
-  bool plainKey(size_t index, std::string_view &key) const;
-
 private:
   size_t batchEnd(size_t begin, size_t end) const;
+  /// The buffer, grown to hold `size` bytes and simdjson's padding.
+  char *buffer(size_t size);
+  /// Items [begin, end) in their brackets, in the buffer; returns the size.
+  size_t wrap(size_t begin, size_t end);
   /// Items [begin, end) parsed into the reused DOM.
   simdjson::dom::element parse(size_t begin, size_t end);
   simdjson::dom::array parseArray(size_t begin, size_t end);
@@ -92,7 +95,6 @@ private:
 
   const Document &doc_;
   const DeferredContainer &container_;
-  const Reader &reader_;
   simdjson::dom::parser parser_;
   std::unique_ptr<char[]> buffer_; // one batch's text and simdjson's padding
   size_t capacity_ = 0;

@@ -214,8 +214,6 @@ public:
 
   /// The container `e` stands for, if it was left out (see Reader::deferred).
   const DeferredContainer *deferred(Element e) const;
-  /// How many containers were left out of the DOM.
-  size_t deferredCount() const { return deferred_.size(); }
   /// The whole text (kept while containers are deferred).
   std::string_view text() const { return {text_.data(), text_.size()}; }
   /// Whether the whole text is JSON apart from bare NaN / Infinity tokens

@@ -177,7 +177,7 @@ void convertDeferredArray(Reader &r, const DeferredContainer &c, std::vector<T> 
   size_t n = c.size();
   auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
     Reader::LoopScope scope(reader);
-    ItemBatches batches(*r.document(), c, reader);
+    ItemBatches batches(*r.document(), c);
     batches.forEach(begin, end, [&](size_t i, std::string_view, Element item) {
       scope.index(static_cast<int64_t>(i));
       out[i] = convert(converter, item);
@@ -207,10 +207,9 @@ void convertDeferredObject(Reader &r, const DeferredContainer &c, OrderedMap<V> 
   size_t n = c.size();
   bool halves = n >= parallelMinItems() && n >= 2 && map.empty();
   if (halves) {
-    ItemBatches keys(*r.document(), c, r);
     std::string_view key;
     for (size_t i = 0; i < n && halves; ++i) {
-      halves = keys.plainKey(i, key);
+      halves = plainKey(r.document()->text(), c, i, key);
       if (halves) map.set(std::string(key), {});
     }
     if (!halves || map.size() != n) {
@@ -220,7 +219,7 @@ void convertDeferredObject(Reader &r, const DeferredContainer &c, OrderedMap<V> 
   }
   if (!halves) {
     Reader::LoopScope scope(r);
-    ItemBatches batches(*r.document(), c, r);
+    ItemBatches batches(*r.document(), c);
     batches.forEach(0, n, [&](size_t, std::string_view key, Element value) {
       scope.key(key);
       map.set(std::string(key), convert(first, value));
@@ -229,7 +228,7 @@ void convertDeferredObject(Reader &r, const DeferredContainer &c, OrderedMap<V> 
   }
   auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
     Reader::LoopScope scope(reader);
-    ItemBatches batches(*r.document(), c, reader);
+    ItemBatches batches(*r.document(), c);
     auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
     batches.forEach(begin, end, [&](size_t, std::string_view key, Element value) {
       scope.key(key);

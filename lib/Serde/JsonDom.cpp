@@ -600,23 +600,19 @@ const DeferredContainer *Document::deferred(Element e) const {
   return nullptr;
 }
 
-bool Document::textIsValid() const {
-  if (textValidity_.load() == 0) {
-    std::string pointer, message;
-    size_t offset = 0;
-    textValidity_.store(locateSyntaxError(text(), pointer, offset, message) ? 2 : 1);
-  }
-  return textValidity_.load() == 1;
+const Document::SyntaxError &Document::syntaxError() const {
+  std::call_once(syntaxErrorOnce_, [&] {
+    syntaxError_.found = locateSyntaxError(text(), syntaxError_.pointer, syntaxError_.offset, syntaxError_.message);
+  });
+  return syntaxError_;
 }
 
 void Document::failInBatch(const DeferredContainer &container, size_t item, simdjson::error_code error) const {
   if (error == simdjson::MEMALLOC)
     throw Error(std::string("cannot parse JSON: ") + simdjson::error_message(error), file_);
-  std::string pointer, message;
-  size_t offset = 0;
-  if (locateSyntaxError(text(), pointer, offset, message))
-    throw Error("invalid JSON at byte " + std::to_string(offset) + ": " + message, file_,
-                pointer.empty() ? std::string("/") : pointer);
+  if (const SyntaxError &e = syntaxError(); e.found)
+    throw Error("invalid JSON at byte " + std::to_string(e.offset) + ": " + e.message, file_,
+                e.pointer.empty() ? std::string("/") : e.pointer);
   throw Error(std::string("invalid JSON: ") +
                   (error ? simdjson::error_message(error) : "an item of this container does not parse alone"),
               file_, container.pointer + "/" + std::to_string(item));

@@ -14,8 +14,8 @@
 
 #include <simdjson.h>
 
-#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -218,7 +218,7 @@ public:
   std::string_view text() const { return {text_.data(), text_.size()}; }
   /// Whether the whole text is JSON apart from bare NaN / Infinity tokens
   /// (a slow scan, once): a batch that fails then has such tokens to quote.
-  bool textIsValid() const;
+  bool textIsValid() const { return !syntaxError().found; }
   /// Reports a batch that does not parse (or holds another number of items
   /// than the scan found) as the whole document's parse would.
   [[noreturn]] void failInBatch(const DeferredContainer &container, size_t item,
@@ -242,7 +242,16 @@ private:
   PaddedText text_; // the original text while containers are deferred
   std::vector<DeferredContainer> deferred_;
   std::vector<size_t> deferredTapeIndex_; // of each placeholder in document_
-  mutable std::atomic<int> textValidity_{0}; // textIsValid(): 0 not known, 1 valid, 2 not (either thread asks)
+  /// The whole text's first syntax error (locateSyntaxError), found once
+  /// whichever reading thread asks first.
+  struct SyntaxError {
+    bool found = false;
+    std::string pointer, message;
+    size_t offset = 0;
+  };
+  const SyntaxError &syntaxError() const;
+  mutable std::once_flag syntaxErrorOnce_;
+  mutable SyntaxError syntaxError_;
 };
 
 /// A file ("-" = stdin) as padded text: mapped where possible, else read.

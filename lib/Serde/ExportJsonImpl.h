@@ -164,8 +164,8 @@ private:
   std::optional<int64_t> rangeBound(Element e, bool isMin);
   void graphModule(Element e, ExportedProgram &ep);
 
-  /// Converts the elements of the array `v` into `out` (resized to its size)
-  /// with `convert(ExportReader &, Element)`; on two threads when there are
+  /// Appends the elements of the array `v`, converted with
+  /// `convert(ExportReader &, Element)`, to `out`; on two threads when there are
   /// many, each half with its own reader and path. A deferred array (see
   /// json::Reader::deferred) is read in batches.
   template <typename T, typename Convert> void convertArray(Element v, std::vector<T> &out, Convert &&convert);
@@ -208,7 +208,9 @@ void ExportReader::convertArray(Element v, std::vector<T> &out, Convert &&conver
     forEach(a, [&](Element item) { out.push_back(convert(*this, item)); });
     return;
   }
-  out.resize(n);
+  // Appended, as the serial loop does (a repeated key's items follow the first's).
+  const size_t base = out.size();
+  out.resize(base + n);
   size_t mid = n / 2;
   // Copied before either half moves the path on.
   Reader secondReader = r_;
@@ -225,7 +227,7 @@ void ExportReader::convertArray(Element v, std::vector<T> &out, Convert &&conver
       if ((i - begin) % kReleaseEvery == 0 && (mayRelease || walked.load(std::memory_order_acquire)))
         releaser.consumedUpTo(item);
       scope.index(static_cast<int64_t>(i));
-      out[i] = convert(reader, item);
+      out[base + i] = convert(reader, item);
     }
     if (end < n && (mayRelease || walked.load(std::memory_order_acquire))) releaser.consumedUpTo(*it);
   };

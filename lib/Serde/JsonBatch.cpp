@@ -132,9 +132,9 @@ BlockMasks blockMasks(const char *p) {
 
 // From the opening bracket at `open` to its closing one, whose offset is
 // returned (npos if the text ends first); the commas of the container's own
-// level are appended to `commas`. `text` must be followed by 64 readable
-// bytes (simdjson's padding).
-size_t scanContainer(std::string_view text, size_t open, std::vector<size_t> &commas) {
+// level are appended to `commas` and the containers inside it are counted in
+// `inner`. `text` must be followed by 64 readable bytes (simdjson's padding).
+size_t scanContainer(std::string_view text, size_t open, std::vector<size_t> &commas, size_t &inner) {
   static_assert(simdjson::SIMDJSON_PADDING >= 64, "blocks read up to 63 bytes past the text");
   const char *p = text.data();
   const size_t n = text.size();
@@ -162,6 +162,7 @@ size_t scanContainer(std::string_view text, size_t open, std::vector<size_t> &co
     auto closing = static_cast<int64_t>(std::popcount(closes));
     if (depth - closing >= 2) { // the block stays below the container's own level
       depth += static_cast<int64_t>(std::popcount(opens)) - closing;
+      inner += static_cast<size_t>(std::popcount(opens));
       continue;
     }
     for (uint64_t events = opens | closes | separators; events; events &= events - 1) {
@@ -169,6 +170,7 @@ size_t scanContainer(std::string_view text, size_t open, std::vector<size_t> &co
       uint64_t bit = uint64_t(1) << b;
       if (opens & bit) {
         ++depth;
+        ++inner;
       } else if (closes & bit) {
         if (--depth == 0) return i + static_cast<size_t>(b);
       } else if (depth == 1) {
@@ -190,6 +192,7 @@ std::vector<DeferredContainer> findDeferredContainers(std::string_view text,
   std::vector<Frame> frames;
   frames.reserve(64);
   std::vector<size_t> commas; // of the container scanContainer crosses
+  size_t containers = 0;      // opened so far that the skeleton keeps
   bool sawRoot = false;
   const char *p = text.data();
   const size_t n = text.size();
@@ -219,6 +222,7 @@ std::vector<DeferredContainer> findDeferredContainers(std::string_view text,
     case '{':
     case '[': {
       if (frames.empty() && sawRoot) return {}; // a second value after the root
+      size_t ordinal = containers++;
       Frame frame;
       frame.object = c == '{';
       frame.expectKey = frame.object;
@@ -239,12 +243,16 @@ std::vector<DeferredContainer> findDeferredContainers(std::string_view text,
           }
       if (!named) break;
       commas.clear();
-      size_t close = scanContainer(text, i, commas);
+      size_t inner = 0;
+      size_t close = scanContainer(text, i, commas, inner);
       if (close == std::string_view::npos || (p[close] == '}') != frame.object) return {};
-      if (close + 1 - i >= minBytes && !commas.empty()) {
+      if (close + 1 - i < minBytes || commas.empty()) {
+        containers += inner; // kept in the skeleton
+      } else {
         DeferredContainer container;
         container.pointer = pointerOf(frames);
         container.object = frame.object;
+        container.ordinal = ordinal;
         container.separators.reserve(commas.size() + 2);
         container.separators.push_back(i);
         container.separators.insert(container.separators.end(), commas.begin(), commas.end());

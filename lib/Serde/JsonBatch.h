@@ -31,6 +31,9 @@ class Document;
 struct DeferredContainer {
   std::string pointer; // JSON pointer of the container ("/graph_module/graph/nodes")
   bool object = false;
+  /// Its place among the skeleton's containers in document order (the root
+  /// is 0): how the Document finds its placeholder even where keys repeat.
+  size_t ordinal = 0;
   /// Offsets in the text: the opening bracket, every comma between two items,
   /// the closing bracket; item k lies between separators[k] and separators[k + 1].
   std::vector<size_t> separators;

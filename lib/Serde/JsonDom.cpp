@@ -575,11 +575,8 @@ Document::Document(PaddedText buffer, const std::string &file, const std::vector
     text_ = std::move(buffer_);
     buffer_ = skeletonText(text(), deferred_);
     if (parseSkeleton()) {
-      for (const auto &container : deferred_) {
-        Element placeholder;
-        if (root_.at_pointer(container.pointer).get(placeholder)) break;
-        deferredTapeIndex_.push_back(tapeRefOf(placeholder).json_index);
-      }
+      size_t ordinal = 0;
+      findPlaceholders(root_, ordinal);
       if (deferredTapeIndex_.size() == deferred_.size()) return;
     }
     // The skeleton does not parse: the whole text's parse says where and why.
@@ -589,6 +586,29 @@ Document::Document(PaddedText buffer, const std::string &file, const std::vector
     parser_ = simdjson::dom::parser();
   }
   parse(file);
+}
+
+bool Document::findPlaceholders(Element e, size_t &ordinal) {
+  Object o;
+  Array a;
+  bool object = !e.get(o);
+  if (!object && e.get(a)) return true; // a scalar
+  size_t k = deferredTapeIndex_.size();
+  if (k == deferred_.size()) return false; // all found
+  if (deferred_[k].ordinal == ordinal++) {
+    if (object != deferred_[k].object || (object ? o.size() : a.size()) != 0)
+      return false; // the scan and the parse disagree: the caller reads the whole text
+    deferredTapeIndex_.push_back(tapeRefOf(e).json_index);
+    return true;
+  }
+  if (object) {
+    for (auto field : o)
+      if (!findPlaceholders(field.value, ordinal)) return false;
+  } else {
+    for (Element item : a)
+      if (!findPlaceholders(item, ordinal)) return false;
+  }
+  return true;
 }
 
 const DeferredContainer *Document::deferred(Element e) const {

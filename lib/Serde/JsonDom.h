@@ -228,6 +228,10 @@ private:
   void parse(const std::string &file);
   /// parse() of the skeleton; false (and nothing thrown) if it fails.
   bool parseSkeleton();
+  /// Records the tape index of every deferred container's placeholder, the
+  /// skeleton's containers counted in document order from `e` on; false once
+  /// all are found or where one is not the empty container expected.
+  bool findPlaceholders(Element e, size_t &ordinal);
   /// Parses buffer_ into document_ (freeing buffer_) or says why not.
   simdjson::error_code parseBuffer();
 

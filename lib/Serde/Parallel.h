@@ -168,22 +168,22 @@ bool convertObjectInHalves(Reader &r, Object o, OrderedMap<V> &map, size_t relea
   return true;
 }
 
-/// Converts the items of the deferred array `c` (see JsonBatch.h) into `out`,
-/// batch by batch: on two threads when it has many, with `first` (over `r`)
+/// Appends the items of the deferred array `c` (see JsonBatch.h), converted,
+/// to `out`, batch by batch: on two threads when it has many, with `first` (over `r`)
 /// and `makeSecond(Reader &)` as in convertObjectInHalves.
 template <class T, class First, class MakeSecond, class Convert>
 void convertDeferredArray(Reader &r, const DeferredContainer &c, std::vector<T> &out, First &first,
                           MakeSecond &&makeSecond, Convert &&convert) {
-  size_t n = c.size();
+  const size_t n = c.size(), base = out.size();
   auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
     Reader::LoopScope scope(reader);
     ItemBatches batches(*r.document(), c);
     batches.forEach(begin, end, [&](size_t i, std::string_view, Element item) {
       scope.index(static_cast<int64_t>(i));
-      out[i] = convert(converter, item);
+      out[base + i] = convert(converter, item);
     });
   };
-  out.resize(n);
+  out.resize(base + n);
   if (n < parallelMinItems() || n < 2) {
     run(r, first, 0, n);
     return;

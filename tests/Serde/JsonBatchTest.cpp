@@ -113,6 +113,14 @@ TEST_CASE("containers are found only where a pattern names them", "[serde][batch
   CHECK(found[0].pointer == "/methods/forward/nodes");
   CHECK(found[0].size() == 3);
   CHECK(found[1].pointer == "/methods/small/nodes");
+  // Their places among the skeleton's containers (root 0, methods 1, forward 2, ...).
+  CHECK(found[0].ordinal == 3);
+  CHECK(found[1].ordinal == 7);
+  // A named container kept whole keeps the containers inside it in the count.
+  auto later = findIn(R"({"a": {"nodes": [[1], [2]]}, "b": {"nodes": [3, 4, 5, 6]}})", {"/*/nodes"}, 11);
+  REQUIRE(later.size() == 1);
+  CHECK(later[0].pointer == "/b/nodes");
+  CHECK(later[0].ordinal == 6);
   CHECK(findIn(text, {"/methods/forward/nodes"}).size() == 1);
   CHECK(findIn(text, {"/methods/*/nodes"}, 9).size() == 1); // [1, 2, 3] is 9 bytes, [6, 7] 6
   auto outer = findIn(text, {"/methods/*/nodes", "/methods"}); // never one inside another

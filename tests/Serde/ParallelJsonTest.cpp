@@ -103,6 +103,14 @@ template <class Read> std::string errorOf(Read &&read) {
   return {};
 }
 
+// The chain with a "nodes" key before the real one, holding `firstItems`
+// ("" or the chain's first node).
+std::string withNodesKeyTwice(bool firstNode) {
+  std::string chain = chainProgram(), node = chain.substr(chain.find(R"({"target")"));
+  node = node.substr(0, node.find(R"(, {"target")"));
+  return replaceNth(chain, R"("nodes": [)", R"("nodes": [)" + (firstNode ? node : "") + R"(], "nodes": [)", 0);
+}
+
 std::string exportError(const std::string &text) {
   return errorOf([&] { readExportedProgramJson(text, "in.json"); });
 }
@@ -143,6 +151,13 @@ TEST_CASE("two-thread reading keeps a repeated key's serial meaning", "[serde][p
   ExportedProgram ep = readExportedProgramJson(text, "in.json");
   CHECK(ep == serial);
   CHECK(writeExportedProgramJson(ep) == writeExportedProgramJson(serial));
+  // A repeated array's items follow the first one's.
+  std::string nodesTwice = withNodesKeyTwice(true);
+  ParallelFrom serialOnly(0);
+  ExportedProgram serialNodes = readExportedProgramJson(nodesTwice, "in.json");
+  REQUIRE(serialNodes.graph.nodes.size() == kNodes + 1);
+  ParallelFrom twoThreads(2);
+  CHECK(readExportedProgramJson(nodesTwice, "in.json") == serialNodes);
 }
 
 TEST_CASE("two-thread reading reports the error first in document order", "[serde][parallel]") {
@@ -281,7 +296,10 @@ TEST_CASE("batched reading keeps a repeated key's meaning and quotes bare NaN", 
   std::string repeated = replaceNth(chainProgram(), R"("v5": {"dtype": 7)", R"("v3": {"dtype": 6)", 0);
   std::string escapedKey = replaceNth(chainProgram(), R"("v5": {"dtype": 7)", R"("v\u0035": {"dtype": 7)", 0);
   std::string nan = replaceNth(chainProgram(), R"({"as_tensor": {"name": "v7"}})", R"({"as_float": NaN})", 0);
-  for (const std::string *textOf : {&repeated, &escapedKey, &nan}) {
+  // A repeated container key: the first (read whole) and the second (in
+  // batches) must each be read where it stands (a fuzzer's find).
+  std::string repeatedNodes = withNodesKeyTwice(true), emptyFirst = withNodesKeyTwice(false);
+  for (const std::string *textOf : {&repeated, &escapedKey, &nan, &repeatedNodes, &emptyFirst}) {
     const std::string &text = *textOf;
     Program whole = readText(text);
     for (size_t parallel : {0, 2}) {

@@ -44,6 +44,9 @@ struct DeferredContainer {
 size_t deferMinBytes();
 /// For tests: defers containers from `n` bytes on (0 restores the default).
 void setDeferMinBytes(size_t n);
+/// For tests: whether the scan may use AVX2 where the CPU has it (the
+/// default); returns whether it now does.
+bool setWideScan(bool allowed);
 
 /// The containers of `text` at `patterns` (JSON pointers of plain keys; a "*"
 /// segment matches any key) of at least `minBytes` with two items or more,

@@ -60,9 +60,20 @@ std::string randomValue(std::mt19937 &rng, int depth) {
   }
 }
 
+/// Restores the default scan (AVX2 where the CPU has it) when a test ends.
+struct WideScan {
+  explicit WideScan(bool allowed) { active = setWideScan(allowed); }
+  ~WideScan() { setWideScan(true); }
+  bool active = false;
+};
+
 } // namespace
 
 TEST_CASE("the items found parse to the whole DOM's elements", "[serde][batch]") {
+  // Both scans: the baseline one (SSE2) and, where the CPU has AVX2, the wide one.
+  const bool wide = GENERATE(false, true);
+  WideScan scan(wide);
+  if (wide && !scan.active) WARN("this CPU has no AVX2: only the baseline scan is checked");
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     std::string nodes = "[", values = "{";
@@ -127,6 +138,30 @@ TEST_CASE("containers are found only where a pattern names them", "[serde][batch
   REQUIRE(outer.size() == 1);
   CHECK(outer[0].pointer == "/methods");
   CHECK(outer[0].size() == 5);
+}
+
+TEST_CASE("the wide scan finds what the baseline scan finds", "[serde][batch]") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    std::string nodes = "[";
+    int n = 2 + static_cast<int>(rng() % 60);
+    for (int i = 0; i < n; ++i) nodes += (i ? ", " : "") + randomValue(rng, static_cast<int>(rng() % 3));
+    std::string text = R"({"graph": {"nodes": )" + nodes + "]}}";
+    std::vector<DeferredContainer> baseline, wide;
+    {
+      WideScan scan(false);
+      baseline = findIn(text, {"/graph/nodes"});
+    }
+    {
+      WideScan scan(true);
+      if (!scan.active && round == 0) WARN("this CPU has no AVX2: both scans are the baseline one");
+      wide = findIn(text, {"/graph/nodes"});
+    }
+    REQUIRE(baseline.size() == 1);
+    REQUIRE(wide.size() == 1);
+    CHECK(wide[0].separators == baseline[0].separators);
+    CHECK(wide[0].ordinal == baseline[0].ordinal);
+  }
 }
 
 TEST_CASE("texts that are not plain JSON defer nothing", "[serde][batch]") {

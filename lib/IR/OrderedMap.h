@@ -14,6 +14,8 @@
 #include "IR/StringHash.h"
 
 #include <cstdint>
+#include <algorithm>
+#include <bit>
 #include <functional>
 #include <string>
 #include <utility>
@@ -96,6 +98,40 @@ public:
     if (!any) return;
     size_t i = 0;
     rewrite([&](const std::string &, const V &) { return !gone[i++]; });
+  }
+  /// For filling a map from several threads (a reader's big objects): `n`
+  /// items with empty keys and default values are appended, and the map is
+  /// left without an index. Keys and values are then set through itemAt()
+  /// (one thread may set keys while another sets values), and indexUnique()
+  /// must come before any lookup.
+  void appendUnindexed(size_t n) {
+    items_.resize(items_.size() + n);
+    slots_.clear();
+  }
+  value_type &itemAt(size_t pos) { return items_[pos]; }
+  /// Indexes every item; false when a key repeats (the map is then left
+  /// unindexed, for clear()).
+  bool indexUnique() {
+    if (items_.size() <= kLinearLimit) {
+      for (size_t i = 0; i < items_.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+          if (items_[i].first == items_[j].first) return false;
+      return true;
+    }
+    // Room for the items reserved (as reserve() makes), in the table reserve()
+    // made if it is big enough (assign keeps the storage).
+    size_t capacity = 16;
+    while (capacity < 2 * items_.capacity()) capacity *= 2;
+    slots_.assign(std::max(capacity, std::bit_floor(slots_.capacity())), 0);
+    for (size_t item = 0; item < items_.size(); ++item) {
+      size_t hash = hashOf(items_[item].first);
+      if (indexedPosition(items_[item].first, hash) != npos) {
+        slots_.clear();
+        return false;
+      }
+      insertSlot(item, hash);
+    }
+    return true;
   }
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace exir::json {
 
@@ -168,81 +169,118 @@ bool convertObjectInHalves(Reader &r, Object o, OrderedMap<V> &map, size_t relea
   return true;
 }
 
-/// Appends the items of the deferred array `c` (see JsonBatch.h), converted,
-/// to `out`, batch by batch: on two threads when it has many, with `first` (over `r`)
-/// and `makeSecond(Reader &)` as in convertObjectInHalves.
+/// Converts the items [0, n) of the deferred container `c` (see JsonBatch.h)
+/// on two threads that take chunks of consecutive items in turn, so that they
+/// stay busy together however the items' costs differ. `put(converter, index,
+/// value)` converts one item (for an object, the reader's path names its key).
+/// The first thread converts with `first` over `r`, after `before()` has run
+/// there (work that only it can do; false gives up: the other thread stops
+/// too and this returns false); the second with `makeSecond(Reader &)` over a
+/// copy of `r`. An error is the first failing item's, in document order, as a
+/// serial run reports it: a thread stops at its first error, and chunks past
+/// the first failed one are not started.
+template <class First, class MakeSecond, class Before, class Put>
+bool convertInChunks(Reader &r, const DeferredContainer &c, First &first, MakeSecond &&makeSecond,
+                     Before &&before, Put &&put) {
+  const size_t n = c.size();
+  // ~64 chunks of at most 4096 items: fine enough to balance, each a few batches.
+  const size_t chunk = std::clamp<size_t>(n / 64, 1, 4096);
+  const size_t chunks = (n + chunk - 1) / chunk;
+  std::atomic<size_t> next{0}, firstFailed{chunks};
+  std::atomic<bool> givenUp{false};
+  std::vector<std::exception_ptr> errors(chunks);
+  auto work = [&](Reader &reader, auto &converter) {
+    Reader::LoopScope scope(reader);
+    ItemBatches batches(*r.document(), c);
+    // Chunks are taken in increasing order: when chunk k fails, every chunk
+    // before it was taken already and is finished by its thread.
+    for (size_t k; !givenUp.load(std::memory_order_relaxed) && (k = next.fetch_add(1)) < chunks;) {
+      if (k > firstFailed.load()) return;
+      try {
+        batches.forEach(k * chunk, std::min(n, (k + 1) * chunk), [&](size_t i, std::string_view key, Element value) {
+          if (c.object) scope.key(key);
+          else scope.index(static_cast<int64_t>(i));
+          put(converter, i, value);
+        });
+      } catch (...) {
+        errors[k] = std::current_exception();
+        for (size_t seen = firstFailed.load(); k < seen && !firstFailed.compare_exchange_weak(seen, k);) {
+        }
+        return;
+      }
+    }
+  };
+  Reader secondReader = r; // copied before the first thread moves the path on
+  runBeside(
+      [&] {
+        if (!before()) {
+          givenUp = true;
+          return;
+        }
+        work(r, first);
+      },
+      [&] {
+        auto second = makeSecond(secondReader);
+        work(secondReader, second);
+      });
+  if (givenUp) return false;
+  if (size_t k = firstFailed.load(); k < chunks) std::rethrow_exception(errors[k]);
+  return true;
+}
+
+/// Appends the items of the deferred array `c`, converted, to `out`: on two
+/// threads (convertInChunks) when it has many.
 template <class T, class First, class MakeSecond, class Convert>
 void convertDeferredArray(Reader &r, const DeferredContainer &c, std::vector<T> &out, First &first,
                           MakeSecond &&makeSecond, Convert &&convert) {
   const size_t n = c.size(), base = out.size();
-  auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
-    Reader::LoopScope scope(reader);
-    ItemBatches batches(*r.document(), c);
-    batches.forEach(begin, end, [&](size_t i, std::string_view, Element item) {
-      scope.index(static_cast<int64_t>(i));
-      out[base + i] = convert(converter, item);
-    });
-  };
   out.resize(base + n);
   if (n < parallelMinItems() || n < 2) {
-    run(r, first, 0, n);
+    Reader::LoopScope scope(r);
+    ItemBatches batches(*r.document(), c);
+    batches.forEach(0, n, [&](size_t i, std::string_view, Element item) {
+      scope.index(static_cast<int64_t>(i));
+      out[base + i] = convert(first, item);
+    });
     return;
   }
-  size_t mid = n / 2;
-  Reader secondReader = r; // copied before the first half moves the path on
-  runBeside([&] { run(r, first, 0, mid); },
-            [&] {
-              auto second = makeSecond(secondReader);
-              run(secondReader, second, mid, n);
-            });
+  convertInChunks(
+      r, c, first, makeSecond, [] { return true; },
+      [&](auto &converter, size_t i, Element item) { out[base + i] = convert(converter, item); });
 }
 
-/// The same for the deferred object `c` into the empty `map`: the keys go in
-/// first, in document order, when all are plain and none repeats; otherwise
-/// the fields are read in order on one thread (the last value of a repeated
-/// key wins, at the first one's position).
+/// The same for the deferred object `c` into the empty `map`, in document
+/// order. On two threads, the first puts the keys in from the text (while
+/// the second already converts values into their places) when all are plain
+/// and none repeats; otherwise the fields are read in order on one thread
+/// (the last value of a repeated key wins, at the first one's position).
 template <class V, class First, class MakeSecond, class Convert>
 void convertDeferredObject(Reader &r, const DeferredContainer &c, OrderedMap<V> &map, First &first,
                            MakeSecond &&makeSecond, Convert &&convert) {
-  size_t n = c.size();
-  bool halves = n >= parallelMinItems() && n >= 2 && map.empty();
-  if (halves) {
-    std::string_view key;
-    for (size_t i = 0; i < n && halves; ++i) {
-      halves = plainKey(r.document()->text(), c, i, key);
-      if (halves) map.set(std::string(key), {});
-    }
-    if (!halves || map.size() != n) {
-      map.clear();
-      halves = false;
-    }
+  const size_t n = c.size();
+  if (n >= parallelMinItems() && n >= 2 && map.empty()) {
+    map.appendUnindexed(n);
+    auto keys = [&] {
+      std::string_view key;
+      for (size_t i = 0; i < n; ++i) {
+        if (!plainKey(r.document()->text(), c, i, key)) return false;
+        map.itemAt(i).first.assign(key.data(), key.size());
+      }
+      return map.indexUnique();
+    };
+    if (convertInChunks(r, c, first, makeSecond, keys,
+                        [&](auto &converter, size_t i, Element value) {
+                          map.itemAt(i).second = convert(converter, value);
+                        }))
+      return;
+    map.clear();
   }
-  if (!halves) {
-    Reader::LoopScope scope(r);
-    ItemBatches batches(*r.document(), c);
-    batches.forEach(0, n, [&](size_t, std::string_view key, Element value) {
-      scope.key(key);
-      map.set(std::string(key), convert(first, value));
-    });
-    return;
-  }
-  auto run = [&](Reader &reader, auto &converter, size_t begin, size_t end) {
-    Reader::LoopScope scope(reader);
-    ItemBatches batches(*r.document(), c);
-    auto item = map.begin() + static_cast<std::ptrdiff_t>(begin);
-    batches.forEach(begin, end, [&](size_t, std::string_view key, Element value) {
-      scope.key(key);
-      item->second = convert(converter, value);
-      ++item;
-    });
-  };
-  size_t mid = n / 2;
-  Reader secondReader = r;
-  runBeside([&] { run(r, first, 0, mid); },
-            [&] {
-              auto second = makeSecond(secondReader);
-              run(secondReader, second, mid, n);
-            });
+  Reader::LoopScope scope(r);
+  ItemBatches batches(*r.document(), c);
+  batches.forEach(0, n, [&](size_t, std::string_view key, Element value) {
+    scope.key(key);
+    map.set(std::string(key), convert(first, value));
+  });
 }
 
 } // namespace exir::json

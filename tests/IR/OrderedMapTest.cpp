@@ -217,3 +217,35 @@ TEST_CASE("OrderedMap::eraseKeys erases the listed keys and keeps the order", "[
     CHECK(m.size() == size_t(n / 2));
   }
 }
+
+TEST_CASE("OrderedMap filled unindexed finds its keys once indexed, and refuses a repeated key", "[orderedmap]") {
+  // Sizes on both sides of the small-map limit; the big one after reserve()
+  // (whose table indexUnique reuses) and without.
+  for (int size : {5, 3000}) {
+    for (bool reserved : {false, true}) {
+      OrderedMap<int> m;
+      if (reserved) m.reserve(2 * size_t(size));
+      m.appendUnindexed(size_t(size));
+      REQUIRE(m.size() == size_t(size));
+      for (int i = size - 1; i >= 0; --i) { // any order: each item is set in place
+        m.itemAt(size_t(i)).first = "k" + std::to_string(i);
+        m.itemAt(size_t(i)).second = 10 * i;
+      }
+      REQUIRE(m.indexUnique());
+      for (int i = 0; i < size; ++i) {
+        const int *found = m.find("k" + std::to_string(i));
+        REQUIRE(found);
+        CHECK(*found == 10 * i);
+      }
+      CHECK_FALSE(m.contains("k" + std::to_string(size)));
+      CHECK(keysOf(m).front() == "k0");
+      m.set("new", 1); // and it keeps growing as a map
+      CHECK(*m.find("new") == 1);
+      CHECK(*m.find("k" + std::to_string(size - 1)) == 10 * (size - 1));
+    }
+    OrderedMap<int> twice;
+    twice.appendUnindexed(size_t(size));
+    for (int i = 0; i < size; ++i) twice.itemAt(size_t(i)).first = "k" + std::to_string(i == size - 1 ? 0 : i);
+    CHECK_FALSE(twice.indexUnique());
+  }
+}

@@ -350,3 +350,23 @@ TEST_CASE("batched reading names the item whose bytes are not UTF-8", "[serde][b
   CHECK(batched.find("UTF-8") != std::string::npos);
   CHECK(batched.find("/graph_module/graph/nodes/7") != std::string::npos);
 }
+
+TEST_CASE("batched two-thread reading reports the first failing item whichever thread meets it first",
+          "[serde][batch]") {
+  // One item per chunk at this size, taken by the threads in turn: an error
+  // in a late chunk is often met before an earlier one's.
+  std::string text = chainProgram();
+  const std::string target = R"("target": )", badTarget = R"("target": 5, "x": )";
+  const std::string dtype = R"("dtype": 7)", badDtype = R"("dtype": 99)";
+  std::string nodes = text, values = text;
+  for (int k : {37, 31, 22, 9}) nodes = replaceNth(nodes, target, badTarget, k);
+  for (int k : {39, 28, 12}) values = replaceNth(values, dtype, badDtype, k);
+  for (const auto &[bad, where] : {std::pair{nodes, std::string("/graph_module/graph/nodes/9/target")},
+                                   std::pair{values, std::string("/graph_module/graph/tensor_values/v11/dtype")}}) {
+    std::string whole = readTextError(bad);
+    CHECK(whole.find(where + ":") != std::string::npos);
+    DeferFrom defer(1);
+    ParallelFrom threads(2);
+    for (int round = 0; round < 50; ++round) CHECK(readTextError(bad) == whole);
+  }
+}

@@ -13,6 +13,7 @@
 #include "Edge/EdgeUtil.h"
 #include "Edge/Passes.h"
 #include "IR/OrderedMap.h"
+#include "Support/Parallel.h"
 
 #include <cctype>
 #include <algorithm>
@@ -22,6 +23,10 @@
 namespace exir::edge {
 
 namespace {
+/// Graphs with fewer nodes have their uses renamed on one thread: a second
+/// one costs more than it saves there.
+constexpr size_t kSweepBesideMinNodes = 4096;
+
 std::string lower(std::string s) {
   for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -167,30 +172,40 @@ void renameEdgeNodes(Program &program) {
     auto fix = [&](std::string &name) {
       if (const std::string *to = renames.find(name)) name = *to;
     };
-    // A use mostly reads a value one of the last few nodes defined: their
-    // renames (old name, new) are compared first, in place of a lookup.
-    constexpr size_t kRecent = 4;
-    uint32_t recent[kRecent] = {kNone, kNone, kNone, kNone};
-    size_t recentNext = 0;
-    auto fixUse = [&](std::string &name) {
-      for (uint32_t item : recent)
-        if (item != kNone) {
-          const auto &[from, to] = *(renames.begin() + std::ptrdiff_t(item));
-          if (from == name) {
-            name = to;
-            return;
-          }
-        }
-      if (mayBeRenamed(hashString(name))) fix(name);
-    };
+    // From here `renames` is only read: the nodes' sweep is split between two
+    // threads on a big graph (each node's names are its own).
     Graph &g = ep.graph;
-    for (size_t index = 0; index < g.nodes.size(); ++index) {
-      Node &n = g.nodes[index];
-      for (auto &in : n.inputs) renameNamesIn(in.arg, fixUse);
-      if (renameOf[index] == kNone)
-        for (auto &out : n.outputs) renameNamesIn(out, fix);
-      else if (renameOf[index] != kDone)
-        recent[recentNext++ % kRecent] = renameOf[index];
+    auto sweep = [&](size_t begin, size_t end) {
+      // A use mostly reads a value one of the last few nodes defined: their
+      // renames (old name, new) are compared first, in place of a lookup.
+      constexpr size_t kRecent = 4;
+      uint32_t recent[kRecent] = {kNone, kNone, kNone, kNone};
+      size_t recentNext = 0;
+      auto fixUse = [&](std::string &name) {
+        for (uint32_t item : recent)
+          if (item != kNone) {
+            const auto &[from, to] = *(renames.begin() + std::ptrdiff_t(item));
+            if (from == name) {
+              name = to;
+              return;
+            }
+          }
+        if (mayBeRenamed(hashString(name))) fix(name);
+      };
+      for (size_t index = begin; index < end; ++index) {
+        Node &n = g.nodes[index];
+        for (auto &in : n.inputs) renameNamesIn(in.arg, fixUse);
+        if (renameOf[index] == kNone)
+          for (auto &out : n.outputs) renameNamesIn(out, fix);
+        else if (renameOf[index] != kDone)
+          recent[recentNext++ % kRecent] = renameOf[index];
+      }
+    };
+    if (g.nodes.size() >= kSweepBesideMinNodes) {
+      const size_t mid = g.nodes.size() / 2;
+      runBeside([&] { sweep(0, mid); }, [&] { sweep(mid, g.nodes.size()); });
+    } else {
+      sweep(0, g.nodes.size());
     }
     for (auto &in : g.inputs) renameNamesIn(in, fix);
     for (auto &o : g.outputs) renameNamesIn(o, fix);

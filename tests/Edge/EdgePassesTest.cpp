@@ -151,6 +151,37 @@ TEST_CASE("to-edge-ops renames targets and nodes", "[edge][naming]") {
   CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
 }
 
+TEST_CASE("to-edge-ops renames every use in a graph big enough to be swept on two threads", "[edge][naming]") {
+  // Past 4096 nodes the uses are renamed by two threads, each over half the
+  // nodes: every use must still name its value's new name. Each node reads
+  // the node before it, one 100 back, and the graph input.
+  constexpr int kNodes = 6000;
+  GraphBuilder b;
+  b.input("x", F32, {3});
+  auto old = [](int i) { return i < 0 ? std::string("x") : "add_" + std::to_string(i); };
+  for (int i = 0; i < kNodes; ++i)
+    b.aten("add.Tensor", {pos("self", T(old(i - 1))), pos("other", T(old(i >= 100 ? i - 100 : -1)))}, old(i), F32,
+           {3});
+  b.output(old(kNodes - 1));
+  Program p = programOf(b.ep);
+  edge::toEdgeOps(p);
+  const Graph &g = graphOf(p);
+  auto renamed = [](int i) {
+    return i < 0 ? std::string("x") : i == 0 ? std::string("aten_add_tensor") : "aten_add_tensor_" + std::to_string(i);
+  };
+  int wrong = 0;
+  for (int i = 0; i < kNodes; ++i) {
+    const Node &n = g.nodes[size_t(i)];
+    wrong += n.outputs[0].name != renamed(i);
+    wrong += arg(n, "self").name != renamed(i - 1);
+    wrong += arg(n, "other").name != renamed(i >= 100 ? i - 100 : -1);
+  }
+  CHECK(wrong == 0);
+  CHECK(g.outputs[0].name == renamed(kNodes - 1));
+  p.stage = Stage::Edge;
+  CHECK_NOTHROW(verifyProgram(p, Stage::Edge));
+}
+
 TEST_CASE("to-edge-ops keeps sym ops and higher-order ops", "[edge][naming]") {
   GraphBuilder b;
   b.input("x", F32, {3});

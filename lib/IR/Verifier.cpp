@@ -9,6 +9,7 @@
 #include "IR/ValueNames.h"
 #include "Support/CheckedMath.h"
 #include "Support/Error.h"
+#include "Support/Parallel.h"
 
 #include <algorithm>
 #include <optional>
@@ -123,12 +124,34 @@ void verifyValueTablesDisjoint(const Graph &graph, const std::string &graphLoc) 
     refuseIfHeldBefore("custom_obj_values", entry.first, tensors, ints, bools, floats);
 }
 
+/// Graphs with fewer tensor values have their tables checked on the same
+/// thread as their nodes: a second one costs more than it saves there.
+constexpr size_t kTablesBesideMinValues = 4096;
+
+void verifyGraphWalk(const Graph &graph, const std::string &graphLoc, bool requireMeta, GraphValueIds *index);
+
 /// `index` (when given, numbering `graph`) ends up holding the graph's value
 /// names: the tensor_values keys, as ids 0..n-1 in their order, then the
 /// other defined names.
 void verifyGraph(const Graph &graph, const std::string &graphLoc, bool requireMeta, GraphValueIds *index = nullptr) {
-  for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc);
-  verifyValueTablesDisjoint(graph, graphLoc);
+  // The value tables, then the inputs, nodes and outputs in order. On a big
+  // graph the tables are checked on a second thread beside the rest (which
+  // reads names, not metadata): runBeside rethrows the tables' error first,
+  // the error a serial check meets first.
+  auto tables = [&] {
+    for (const auto &[name, meta] : graph.tensorValues) verifyTensorMeta(name, meta, graphLoc);
+    verifyValueTablesDisjoint(graph, graphLoc);
+  };
+  auto walk = [&] { verifyGraphWalk(graph, graphLoc, requireMeta, index); };
+  if (graph.tensorValues.size() >= kTablesBesideMinValues) {
+    runBeside(tables, walk);
+  } else {
+    tables();
+    walk();
+  }
+}
+
+void verifyGraphWalk(const Graph &graph, const std::string &graphLoc, bool requireMeta, GraphValueIds *index) {
   // Dense ids for the names: the tensor_values keys are ids 0..n-1, so "has
   // metadata" is a comparison and "defined" a flag; a 100k-node graph has
   // ~500k uses.

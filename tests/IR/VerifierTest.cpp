@@ -312,3 +312,35 @@ TEST_CASE("verifier: cond branches are verified as graphs of their own", "[verif
           "bool, got as_int");
   }
 }
+
+TEST_CASE("verifier: a big graph reports the error a serial check meets first", "[verifier]") {
+  // From 4096 tensor values the value tables are checked on a second thread
+  // beside the nodes: a table error still wins over any node error, as it
+  // comes first in a serial check.
+  auto chain = [] {
+    GraphBuilder b;
+    b.input("x", ScalarType::Float, {2, 2});
+    for (int i = 0; i < 5000; ++i)
+      b.call(kAdd, {pos("self", T(i ? "v" + std::to_string(i - 1) : "x")), pos("other", T("x"))},
+             "v" + std::to_string(i), ScalarType::Float, {2, 2});
+    b.output("v4999");
+    return b.ep;
+  };
+  ExportedProgram ok = chain();
+  CHECK_NOTHROW(verifyMethodStructure(ok, "forward"));
+  const std::string tableError =
+      "/methods/forward/graph_module/graph/tensor_values/v4990/sizes/1: tensor 'v4990' has negative size -2 in dim 1";
+  const std::string nodeError = "/methods/forward/graph_module/graph/nodes/3 (v3)/inputs/0: uses 'v9' before it is "
+                                "defined (argument 'self'; graph not in topological order or value missing)";
+  ExportedProgram table = chain();
+  table.graph.tensorValues.find("v4990")->sizes[1] = SymInt::of(-2);
+  ExportedProgram node = chain();
+  node.graph.nodes[3].inputs[0].arg = T("v9");
+  ExportedProgram both = table;
+  both.graph.nodes[3].inputs[0].arg = T("v9");
+  for (int round = 0; round < 20; ++round) {
+    CHECK(errorOf([&] { verifyMethodStructure(table, "forward"); }) == tableError);
+    CHECK(errorOf([&] { verifyMethodStructure(node, "forward"); }) == nodeError);
+    CHECK(errorOf([&] { verifyMethodStructure(both, "forward"); }) == tableError);
+  }
+}

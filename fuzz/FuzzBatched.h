@@ -4,13 +4,16 @@
 // instead of one whole DOM. A target calls checkBatchedReading with a reader
 // that returns the written text of the program it reads: whenever the whole
 // read succeeds, the read with every named container in batches must succeed
-// and give the same text; otherwise the target aborts (a crash to libFuzzer).
+// and give the same text, on one thread and on two (the containers' items
+// then taken in chunks by both, Serde/Parallel.h); otherwise the target
+// aborts (a crash to libFuzzer).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "FuzzCommon.h"
 #include "Serde/JsonBatch.h"
+#include "Serde/Parallel.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,15 +30,21 @@ template <typename Read> void checkBatchedReading(Read &&read) {
   });
   if (!wholeRead) return;
   json::setDeferMinBytes(1);
-  fuzzOne([&] {
-    batched = read();
-    batchedRead = true;
-  });
-  json::setDeferMinBytes(0);
-  if (!batchedRead || batched != whole) {
-    std::fprintf(stderr, "reading in batches %s\n", batchedRead ? "gave another program" : "failed");
-    std::abort();
+  for (size_t parallelFrom : {size_t(0), size_t(2)}) { // 0: the default (one thread at these sizes)
+    json::setParallelMinItems(parallelFrom);
+    batchedRead = false;
+    fuzzOne([&] {
+      batched = read();
+      batchedRead = true;
+    });
+    if (!batchedRead || batched != whole) {
+      std::fprintf(stderr, "reading in batches%s %s\n", parallelFrom ? " on two threads" : "",
+                   batchedRead ? "gave another program" : "failed");
+      std::abort();
+    }
   }
+  json::setParallelMinItems(0);
+  json::setDeferMinBytes(0);
 }
 
 } // namespace exir::fuzz

@@ -13,9 +13,9 @@
 
 #include "IR/StringHash.h"
 
-#include <cstdint>
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -120,9 +120,7 @@ public:
     }
     // Room for the items reserved (as reserve() makes), in the table reserve()
     // made if it is big enough (assign keeps the storage).
-    size_t capacity = 16;
-    while (capacity < 2 * items_.capacity()) capacity *= 2;
-    slots_.assign(std::max(capacity, std::bit_floor(slots_.capacity())), 0);
+    slots_.assign(std::max(indexCapacity(items_.capacity()), std::bit_floor(slots_.capacity())), 0);
     for (size_t item = 0; item < items_.size(); ++item) {
       size_t hash = hashOf(items_[item].first);
       if (indexedPosition(items_[item].first, hash) != npos) {
@@ -187,11 +185,15 @@ private:
     if (2 * items_.size() > slots_.size()) rebuildIndex(items_.size());
     else insertSlot(items_.size() - 1, hash);
   }
-  /// A table for `n` items (a power of two, at least 2n slots) holding every item.
-  void rebuildIndex(size_t n) {
+  /// Slots for `n` items: a power of two, at least 2n (and 16).
+  static size_t indexCapacity(size_t n) {
     size_t capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
-    slots_.assign(capacity, 0);
+    return capacity;
+  }
+  /// A table for `n` items holding every item.
+  void rebuildIndex(size_t n) {
+    slots_.assign(indexCapacity(n), 0);
     for (size_t i = 0; i < items_.size(); ++i) insertSlot(i, hashOf(items_[i].first));
   }
   void insertSlot(size_t item, size_t hash) {

@@ -45,15 +45,22 @@ size_t deferMinBytes() { return deferMinBytesValue.load(std::memory_order_relaxe
 
 namespace {
 std::atomic<bool> wideScanAllowed{true};
+
+/// Whether this CPU has every extension the wide scan is compiled for (asked once).
+bool cpuRunsWideScan() {
+#ifdef EXIR_SCAN_AVX2
+  static const bool runs =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi");
+  return runs;
+#else
+  return false;
+#endif
+}
 } // namespace
 
 bool setWideScan(bool allowed) {
   wideScanAllowed.store(allowed, std::memory_order_relaxed);
-#ifdef EXIR_SCAN_AVX2
-  return allowed && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-#else
-  return false;
-#endif
+  return allowed && cpuRunsWideScan();
 }
 
 void setDeferMinBytes(size_t n) {
@@ -230,11 +237,8 @@ template <BlockMasks (*Masks)(const char *)>
   return std::string_view::npos;
 }
 
-size_t scanContainerBaseline(std::string_view text, size_t open, std::vector<size_t> &commas, size_t &inner) {
-  return scanContainerWith<baselineMasks>(text, open, commas, inner);
-}
-
 #ifdef EXIR_SCAN_AVX2
+// cpuRunsWideScan() checks for each extension named here.
 [[gnu::target("avx2,popcnt,bmi")]] size_t scanContainerAvx2(std::string_view text, size_t open,
                                                               std::vector<size_t> &commas, size_t &inner) {
   return scanContainerWith<avx2Masks>(text, open, commas, inner);
@@ -243,11 +247,10 @@ size_t scanContainerBaseline(std::string_view text, size_t open, std::vector<siz
 
 size_t scanContainer(std::string_view text, size_t open, std::vector<size_t> &commas, size_t &inner) {
 #ifdef EXIR_SCAN_AVX2
-  static const bool hasAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-  if (hasAvx2 && wideScanAllowed.load(std::memory_order_relaxed))
+  if (cpuRunsWideScan() && wideScanAllowed.load(std::memory_order_relaxed))
     return scanContainerAvx2(text, open, commas, inner);
 #endif
-  return scanContainerBaseline(text, open, commas, inner);
+  return scanContainerWith<baselineMasks>(text, open, commas, inner);
 }
 
 } // namespace

@@ -90,7 +90,7 @@ static constexpr std::string_view kCallMetadataKeys[] = {"stack_trace", "nn_modu
 
 /// Whether `metadata` holds only keys of kCallMetadataKeys, in that order:
 /// then the kept subset is the map itself.
-static bool onlyCallMetadata(const OrderedMap<std::string> &metadata) {
+static bool onlyCallMetadata(const NodeMetadata &metadata) {
   size_t next = 0;
   for (const auto &item : metadata) {
     while (next < std::size(kCallMetadataKeys) && item.first != kCallMetadataKeys[next]) ++next;
@@ -139,10 +139,8 @@ void copyCallMetadata(const Node &origin, Node &n) {
     n.metadata = origin.metadata;
     return;
   }
-  for (std::string_view view : kCallMetadataKeys) {
-    const std::string key(view);
-    if (const std::string *v = origin.metadata.find(key)) n.metadata.set(key, *v);
-  }
+  for (std::string_view key : kCallMetadataKeys)
+    if (const SharedString *v = origin.metadata.find(key)) n.metadata.set(key, *v);
 }
 
 void moveCallMetadata(Node &origin, Node &n) {
@@ -265,10 +263,11 @@ const TensorMeta *firstTensorInputMeta(const Graph &graph, const Node &node) {
 }
 
 std::string userFrame(const Node &node) {
-  const std::string *trace = node.metadata.find("stack_trace");
-  if (!trace || trace->empty()) return "";
-  auto pos = trace->rfind("File \"");
-  std::string frame = pos == std::string::npos ? *trace : trace->substr(pos);
+  const SharedString *found = node.metadata.find("stack_trace");
+  if (!found || found->empty()) return "";
+  std::string_view trace = found->view();
+  auto pos = trace.rfind("File \"");
+  std::string frame(pos == std::string_view::npos ? trace : trace.substr(pos));
   for (char &c : frame)
     if (c == '\n') c = ' ';
   // Collapse runs of spaces from the code indentation.

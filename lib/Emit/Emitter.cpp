@@ -375,7 +375,7 @@ private:
     if (!chain.stacktrace) chain.stacktrace.emplace();
     pte::FrameList frames;
     if (node)
-      if (const std::string *trace = node->metadata.find("stack_trace")) frames = framesOfStackTrace(*trace);
+      if (const SharedString *trace = node->metadata.find("stack_trace")) frames = framesOfStackTrace(trace->str());
     while (chain.stacktrace->size() < chain.instructions.size()) chain.stacktrace->push_back(frames);
   }
 

@@ -434,8 +434,8 @@ void printGraphBody(std::ostream &os, const Graph &graph, const std::string &ind
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
     if (opts.stackTraces) {
-      const std::string *trace = node.metadata.find("stack_trace");
-      std::string comment = trace ? stackTraceComment(*trace) : "";
+      const SharedString *trace = node.metadata.find("stack_trace");
+      std::string comment = trace ? stackTraceComment(trace->str()) : "";
       if (comment != currentTrace) {
         if (currentTrace != "\x01") os << "\n";
         if (comment.empty()) os << indent << "# No stacktrace found for following nodes\n";

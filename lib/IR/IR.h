@@ -14,6 +14,7 @@
 #pragma once
 
 #include "IR/OrderedMap.h"
+#include "IR/NodeMetadata.h"
 
 #include <cstdint>
 #include <functional>
@@ -348,7 +349,7 @@ struct Node {
   std::string target; // "torch.ops.aten.add.Tensor", edge / memory spellings, "_operator.add", ...
   std::vector<NamedArgument> inputs;
   std::vector<Argument> outputs;
-  OrderedMap<std::string> metadata; // stack_trace, nn_module_stack, source_fn_stack, torch_fn, custom, debug_handle, ...
+  NodeMetadata metadata; // stack_trace, nn_module_stack, source_fn_stack, torch_fn, custom, debug_handle, ...
   std::optional<bool> isHopSingleTensorReturn;
   std::optional<std::string> name;
 

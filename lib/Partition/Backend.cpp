@@ -218,7 +218,7 @@ std::string demoBackendRecord(const Graph &graph, const Node &node) {
   auto numel = meta->numel();
   if (!numel) throw Error("BackendWithCompilerDemo needs a static output shape", {}, "node " + where);
   std::string handle = "-1";
-  if (const std::string *h = node.metadata.find("debug_handle")) handle = *h;
+  if (const SharedString *h = node.metadata.find("debug_handle")) handle = h->str();
   // torch's OpOverload.__name__ of an edge op: "<ns>.<op>.<overload>".
   return "op:demo::" + t.ns + "." + t.name + "." + t.overload + ", numel:" + std::to_string(*numel) +
          ", dtype:" + torchName(meta->dtype) + "<debug_handle>" + handle + "#";

@@ -60,7 +60,7 @@ std::string nextDelegateName(const Program &program) {
 int64_t maxDebugHandle(const Graph &graph) {
   int64_t best = 0;
   for (const Node &n : graph.nodes)
-    if (const std::string *h = n.metadata.find("debug_handle")) {
+    if (const SharedString *h = n.metadata.find("debug_handle")) {
       // from_chars takes the usual all-digits handle without stoll's locale
       // and exception machinery (this loop: 35M -> 18M instructions on
       // llama-100k); anything else goes through stoll as it always did.
@@ -71,7 +71,7 @@ int64_t maxDebugHandle(const Graph &graph) {
         continue;
       }
       try {
-        best = std::max<int64_t>(best, std::stoll(*h));
+        best = std::max<int64_t>(best, std::stoll(h->str()));
       } catch (const std::exception &) {
         // A non-numeric handle is not ours to judge; it just does not count.
       }

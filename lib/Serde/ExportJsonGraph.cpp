@@ -250,7 +250,7 @@ Node ExportReader::node(Element e) {
         forEachField(r_.object(v), [&](std::string_view, Element mv) { r_.string(mv); }); // same errors
       else
         forEachField(r_.object(v), [&](std::string_view mk, Element mv) {
-          n.metadata.set(std::string(mk), str(mv));
+          n.metadata.set(strings_.intern(mk), strings_.intern(r_.string(mv)));
         });
       req.see(3);
     } else if (k == "is_hop_single_tensor_return") {
@@ -459,7 +459,7 @@ void ExportWriter::node(const Node &n) {
   w_.endArray();
   w_.key("metadata");
   w_.beginObject();
-  for (const auto &[k, v] : n.metadata) w_.field(k, v);
+  for (const auto &[k, v] : n.metadata) w_.field(k.view(), v.view());
   w_.endObject();
   w_.key("is_hop_single_tensor_return");
   if (n.isHopSingleTensorReturn) w_.boolean(*n.isHopSingleTensorReturn);

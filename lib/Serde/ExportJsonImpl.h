@@ -177,6 +177,7 @@ private:
   Reader &r_;
   ExportJsonOptions options_;
   bool parallel_;
+  StringInterner strings_; // node metadata: keys and values repeat across nodes
 };
 
 // Items converted between two releases of document memory (DomReleaser).

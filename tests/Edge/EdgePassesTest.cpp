@@ -345,7 +345,7 @@ TEST_CASE("toEdge lowers a small model end to end", "[edge][pipeline]") {
   CHECK(arg(ep.graph.nodes[3], "other").name == "_lifted_tensor_constant0");
   CHECK(ep.signature.outputSpecs[0].arg.name == "aten_add_tensor");
   std::vector<std::string> handles;
-  for (const auto &n : ep.graph.nodes) handles.push_back(*n.metadata.find("debug_handle"));
+  for (const auto &n : ep.graph.nodes) handles.push_back(n.metadata.find("debug_handle")->str());
   CHECK(handles == Names{"5", "6", "7", "8"});
   CHECK(p.constants.contains("_lifted_tensor_constant0"));
   CHECK_NOTHROW(verifyProgram(p, Stage::Edge));

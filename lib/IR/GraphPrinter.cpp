@@ -182,7 +182,7 @@ std::string symArgText(const SymArg &s, ArgKind kind) {
   return std::to_string(s.intValue);
 }
 
-template <typename T, typename F> std::string listText(const std::vector<T> &items, F f) {
+template <typename List, typename F> std::string listText(const List &items, F f) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) out += ", ";

@@ -14,15 +14,14 @@ namespace exir {
 static_assert(sizeof(OutOfLine<std::string>) == sizeof(void *));
 static_assert(sizeof(Device) == sizeof(void *));
 static_assert(sizeof(SymInt) == 2 * sizeof(int64_t) + sizeof(void *));
+static_assert(sizeof(CompactVector<std::string>) == sizeof(void *));
 namespace {
 struct ArgumentLayout { // Argument's inline fields, in order
   ArgKind kind;
   int64_t intValue;
   double floatValue;
   std::string name;
-  std::vector<int64_t> ints;
-  std::vector<std::string> names;
-  std::vector<SymArg> syms;
+  void *ints, *names, *syms; // CompactVectors
   void *rare;
 };
 struct TensorMetaLayout {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "IR/OrderedMap.h"
+#include "IR/CompactVector.h"
 #include "IR/NodeMetadata.h"
 
 #include <cstdint>
@@ -226,9 +227,9 @@ struct Argument {
   // Tensor / OptionalTensor (empty = None) name, String, Operator, CustomObj name,
   // Device type.
   std::string name;
-  std::vector<int64_t> ints;                 // Ints, Bools (0/1)
-  std::vector<std::string> names;            // Tensors, Strings, OptionalTensors ("" = None)
-  std::vector<SymArg> syms;                  // SymInt/SymBool/SymFloat (1 element) and lists
+  CompactVector<int64_t> ints;               // Ints, Bools (0/1)
+  CompactVector<std::string> names;          // Tensors, Strings, OptionalTensors ("" = None)
+  CompactVector<SymArg> syms;                // SymInt/SymBool/SymFloat (1 element) and lists
 
   // The rare payloads live in one side record (ArgumentRare, below) so the
   // common kinds stay small: a program holds ~3.5 Arguments per node. Const

@@ -104,7 +104,7 @@ struct RnnCall {
       throw Error(std::string(kind) + " with dropout in training mode cannot be lowered; export the model in eval() mode", {},
                   where);
     hasBiases = flag("has_biases");
-    params = requireArg(node, "params").names;
+    params = requireArg(node, "params").names.toVector();
     if (layers < 1 || params.size() != perCell() * size_t(layers * directions) || node.outputs.size() != expectedOutputs)
       throw Error(std::string(kind) +
                       " arguments do not match num_layers/has_biases/bidirectional (projections are not supported)",
@@ -172,7 +172,7 @@ using State = std::vector<std::string>;
 std::vector<Node> decomposeLstm(Graph &g, Node &node) {
   const auto &hx = requireArg(node, "hx").names;
   if (hx.size() != 2) throw Error("lstm takes (h0, c0) as hx", {}, RnnCall::whereOf(node));
-  return unroll(g, node, "lstm", hx,
+  return unroll(g, node, "lstm", hx.toVector(),
                 [](Emitter &e, const RnnCall &rnn, int64_t k, const std::string &xt, const State &state,
                    const std::string &wihT, const std::string &whhT) {
                   int64_t hidden = e.sizes(rnn.whh(k))[1];

@@ -278,7 +278,7 @@ std::string userFrame(const Node &node) {
 }
 
 std::optional<std::vector<int64_t>> concreteInts(const Argument &arg) {
-  if (arg.kind == ArgKind::Ints) return arg.ints;
+  if (arg.kind == ArgKind::Ints) return arg.ints.toVector();
   if (arg.kind == ArgKind::Int) return std::vector<int64_t>{arg.intValue};
   if (arg.kind == ArgKind::SymInts) {
     std::vector<int64_t> out;

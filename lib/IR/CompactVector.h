@@ -70,7 +70,7 @@ public:
   void swap(CompactVector &o) noexcept { std::swap(h_, o.h_); }
 
   /// A std::vector copy, for code that takes one.
-  operator std::vector<T>() const { return std::vector<T>(begin(), end()); }
+  explicit operator std::vector<T>() const { return std::vector<T>(begin(), end()); }
   std::vector<T> toVector() const { return std::vector<T>(begin(), end()); }
 
   size_t size() const noexcept { return h_ ? h_->size : 0; }

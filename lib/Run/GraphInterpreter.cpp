@@ -354,7 +354,7 @@ private:
       if (a.intValue == kMemoryFormatPreserve) return make(Value::of(int64_t(1)));
       throw Error("memory_format " + std::to_string(a.intValue) + " is not supported (only contiguous and preserve)");
     case ArgKind::Device: return make(Value::none());
-    case ArgKind::Ints: { Value v; v.v = a.ints; return make(std::move(v)); }
+    case ArgKind::Ints: { Value v; v.v = a.ints.toVector(); return make(std::move(v)); }
     case ArgKind::SymInts: {
       std::vector<int64_t> ints;
       for (const auto &s : a.syms) ints.push_back(symValue(s, ArgKind::SymInt).toInt());

@@ -298,12 +298,13 @@ private:
   void inputSpec(const InputSpec &s);
   void outputSpec(const OutputSpec &s);
   void moduleCallEntry(const ModuleCallEntry &entry);
-  void strings(const std::vector<std::string> &list) {
+  // A std::vector or an Argument's CompactVector.
+  template <class List> void strings(const List &list) {
     w_.beginArray();
     for (const auto &s : list) w_.string(s);
     w_.endArray();
   }
-  void ints(const std::vector<int64_t> &list) {
+  template <class List> void ints(const List &list) {
     w_.beginArray();
     for (int64_t v : list) w_.integer(v);
     w_.endArray();

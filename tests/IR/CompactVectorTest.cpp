@@ -100,7 +100,7 @@ TEST_CASE("CompactVector converts from and to std::vector and assigns", "[compac
   std::vector<std::string> names = {"a", "bb", std::string(40, 'c')};
   CompactVector<std::string> c = names;
   CHECK(c == names);
-  std::vector<std::string> back = c;
+  std::vector<std::string> back(c); // explicit: no hidden copies
   CHECK(back == names);
   CompactVector<std::string> moved = std::vector<std::string>(names);
   CHECK(moved == c);

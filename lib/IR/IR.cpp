@@ -15,6 +15,7 @@ static_assert(sizeof(OutOfLine<std::string>) == sizeof(void *));
 static_assert(sizeof(Device) == sizeof(void *));
 static_assert(sizeof(SymInt) == 2 * sizeof(int64_t) + sizeof(void *));
 static_assert(sizeof(CompactVector<std::string>) == sizeof(void *));
+static_assert(sizeof(BoxedOptional<std::string>) == sizeof(void *));
 namespace {
 struct ArgumentLayout { // Argument's inline fields, in order
   ArgKind kind;

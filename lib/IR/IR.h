@@ -95,6 +95,47 @@ private:
   std::unique_ptr<T> p_;
 };
 
+/// std::optional<T>'s interface in one pointer (copies are deep): for an
+/// optional member that is absent in millions of records (a constant's
+/// inline bytes).
+template <class T> class BoxedOptional {
+public:
+  BoxedOptional() = default;
+  BoxedOptional(std::nullopt_t) {}
+  template <class U, class = std::enable_if_t<std::is_constructible_v<T, U &&> &&
+                                              !std::is_same_v<std::decay_t<U>, BoxedOptional>>>
+  BoxedOptional(U &&v) : p_(std::make_unique<T>(std::forward<U>(v))) {}
+  BoxedOptional(const BoxedOptional &o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  BoxedOptional(BoxedOptional &&o) noexcept = default;
+  BoxedOptional &operator=(const BoxedOptional &o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  BoxedOptional &operator=(BoxedOptional &&o) noexcept = default;
+  BoxedOptional &operator=(std::nullopt_t) noexcept {
+    p_.reset();
+    return *this;
+  }
+  template <class U, class = std::enable_if_t<std::is_constructible_v<T, U &&> &&
+                                              !std::is_same_v<std::decay_t<U>, BoxedOptional>>>
+  BoxedOptional &operator=(U &&v) {
+    if (p_) *p_ = std::forward<U>(v);
+    else p_ = std::make_unique<T>(std::forward<U>(v));
+    return *this;
+  }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  bool has_value() const noexcept { return p_ != nullptr; }
+  const T &operator*() const { return *p_; }
+  T &operator*() { return *p_; }
+  const T *operator->() const { return p_.get(); }
+  T *operator->() { return p_.get(); }
+  void reset() noexcept { p_.reset(); }
+  bool operator==(const BoxedOptional &o) const { return p_ ? o.p_ && *p_ == *o.p_ : !o.p_; }
+
+private:
+  std::unique_ptr<T> p_;
+};
+
 /// torch.export SymInt union: a concrete int (as_int) or a sympy expression (as_expr).
 struct SymInt {
   bool isExpr = false;
@@ -427,7 +468,7 @@ struct InputSpec {
   Argument arg;        // TensorArgument specs are stored as ArgKind::Tensor
   std::string target;  // parameter_name / buffer_name / tensor_constant_name / custom_obj_name / constant_input name
   bool persistent = false; // buffer only
-  ConstantValue constant;  // constant_input only
+  OutOfLine<ConstantValue> constant; // constant_input only
   bool operator==(const InputSpec &o) const = default;
 };
 
@@ -498,7 +539,7 @@ struct DataRef {
   std::string file;            // empty when inline
   uint64_t offset = 0;
   uint64_t length = 0;
-  std::optional<std::string> inlineBytes; // raw bytes when inline
+  BoxedOptional<std::string> inlineBytes; // raw bytes when inline
   std::string sha256;          // optional cached digest (hex); empty if unknown
   /// Staleness checks (file refs only): the size of the whole file when the
   /// reference was made, and the CRC-32 of the range. exir-emit verifies the

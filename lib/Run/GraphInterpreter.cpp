@@ -140,7 +140,7 @@ public:
         continue;
       }
       if (arg.kind != ArgKind::Tensor) {
-        if (spec->kind == InputKind::ConstantInput) define(arg, constantInputValue(spec->constant));
+        if (spec->kind == InputKind::ConstantInput) define(arg, constantInputValue(spec->constant.get()));
         continue;
       }
       if (spec->kind == InputKind::Parameter || spec->kind == InputKind::Buffer ||

@@ -75,7 +75,7 @@ InputSpec ExportReader::inputSpec(Element e) {
         spec.target = str(v);
         req.see(0);
       } else if (k == "value") {
-        spec.constant = constantValue(v);
+        spec.constant.mutate() = constantValue(v);
         req.see(1);
       }
     });
@@ -325,7 +325,7 @@ void ExportWriter::inputSpec(const InputSpec &s) {
     w_.field("name", s.target);
     w_.key("value");
     w_.beginObject();
-    const ConstantValue &c = s.constant;
+    const ConstantValue &c = s.constant.get();
     switch (c.kind) {
     case ConstantValue::Kind::None: w_.fieldBool("as_none", true); break;
     case ConstantValue::Kind::Int: w_.fieldInt("as_int", c.intValue); break;

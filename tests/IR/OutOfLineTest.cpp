@@ -97,3 +97,38 @@ TEST_CASE("Argument's rare record: deep copies, and assignment from inside itsel
   CHECK(m.floats() == std::vector<double>{5.0});
   CHECK(m.mapping().empty());
 }
+
+TEST_CASE("BoxedOptional behaves as std::optional, copies deeply, in one pointer", "[ir][out-of-line]") {
+  STATIC_REQUIRE(sizeof(BoxedOptional<std::string>) == sizeof(void *));
+  BoxedOptional<std::string> a;
+  CHECK_FALSE(a);
+  CHECK_FALSE(a.has_value());
+  CHECK(a == BoxedOptional<std::string>());
+  a = std::string("bytes");
+  REQUIRE(a);
+  CHECK(*a == "bytes");
+  CHECK(a->size() == 5);
+  CHECK(a != BoxedOptional<std::string>());
+
+  BoxedOptional<std::string> b = a; // deep: b's bytes are its own
+  CHECK(b == a);
+  *b += "!";
+  CHECK(*a == "bytes");
+  CHECK(b != a);
+  b = a;
+  CHECK(b == a);
+  BoxedOptional<std::string> empty;
+  b = empty;
+  CHECK_FALSE(b);
+
+  BoxedOptional<std::string> moved = std::move(a);
+  CHECK(*moved == "bytes");
+  moved = "other"; // assigns into the held string
+  CHECK(*moved == "other");
+  moved = std::nullopt;
+  CHECK_FALSE(moved);
+  moved = "again";
+  moved.reset();
+  CHECK_FALSE(moved);
+  CHECK(BoxedOptional<std::string>("") != BoxedOptional<std::string>()); // an empty string is a value
+}

@@ -167,35 +167,6 @@ struct ExtraTensorInfo {
   bool operator==(const ExtraTensorInfo &) const = default;
 };
 
-/// An optional value kept on the heap: 8 bytes where std::optional took the
-/// whole value, for a member that is nearly always absent. Copies are deep.
-template <typename T> class HeapOptional {
-public:
-  HeapOptional() = default;
-  HeapOptional(std::nullopt_t) {}
-  HeapOptional(T value) : value_(std::make_unique<T>(std::move(value))) {}
-  HeapOptional(const HeapOptional &other) : value_(other.value_ ? std::make_unique<T>(*other.value_) : nullptr) {}
-  HeapOptional(HeapOptional &&) noexcept = default;
-  HeapOptional &operator=(const HeapOptional &other) {
-    if (this != &other) value_ = other.value_ ? std::make_unique<T>(*other.value_) : nullptr;
-    return *this;
-  }
-  HeapOptional &operator=(HeapOptional &&) noexcept = default;
-
-  bool has_value() const { return value_ != nullptr; }
-  explicit operator bool() const { return has_value(); }
-  T &operator*() { return *value_; }
-  const T &operator*() const { return *value_; }
-  T *operator->() { return value_.get(); }
-  const T *operator->() const { return value_.get(); }
-  bool operator==(const HeapOptional &other) const {
-    return value_ ? other.value_ && *value_ == *other.value_ : !other.value_;
-  }
-
-private:
-  std::unique_ptr<T> value_;
-};
-
 // Members ordered to pack (88 bytes): a plan holds one Tensor per tensor
 // value, 300k in a 100k-node program.
 struct Tensor {
@@ -208,7 +179,7 @@ struct Tensor {
   std::vector<uint8_t> dimOrder;
   uint32_t dataBufferIdx = 0; // 0 = no serialized data
   std::optional<AllocationDetails> allocationInfo;
-  HeapOptional<ExtraTensorInfo> extraTensorInfo;
+  BoxedOptional<ExtraTensorInfo> extraTensorInfo; // IR/IR.h
 
   /// numel * element size, or nullopt for an unknown dtype, a negative size or overflow.
   std::optional<uint64_t> byteSize() const;

@@ -11,11 +11,12 @@
 namespace exir::edge {
 
 void generateDebugHandles(Program &program) {
+  static const SharedString kKey("debug_handle"); // one record for every node's key
   for (auto &[methodName, method] : program.methods) {
     Graph &g = method.program.graph;
     int64_t next = int64_t(g.inputs.size()) + 1;
     for (Node &node : g.nodes) {
-      if (!node.metadata.contains("debug_handle")) node.metadata.set("debug_handle", std::to_string(next));
+      if (!node.metadata.contains("debug_handle")) node.metadata.set(kKey, std::to_string(next));
       ++next;
     }
   }

@@ -140,7 +140,7 @@ void copyCallMetadata(const Node &origin, Node &n) {
     return;
   }
   for (std::string_view key : kCallMetadataKeys)
-    if (const SharedString *v = origin.metadata.find(key)) n.metadata.set(key, *v);
+    if (const auto *item = origin.metadata.findItem(key)) n.metadata.set(item->first, item->second);
 }
 
 void moveCallMetadata(Node &origin, Node &n) {

@@ -109,9 +109,9 @@ public:
       // `args` may refer to an element: build the new one before moving them.
       T item(std::forward<Args>(args)...);
       reallocate(grownCapacity(size() + 1));
-      return *new (elements() + h_->size++) T(std::move(item));
+      return placeLast(std::move(item));
     }
-    return *new (elements() + h_->size++) T(std::forward<Args>(args)...);
+    return placeLast(std::forward<Args>(args)...);
   }
   void pop_back() noexcept {
     elements()[--h_->size].~T();
@@ -175,6 +175,13 @@ private:
   static_assert(sizeof(Header) == 8);
 
   T *elements() const noexcept { return reinterpret_cast<T *>(h_ + 1); }
+  /// Constructs the element past the last one, then counts it (a constructor
+  /// that throws leaves the size as it was).
+  template <typename... Args> T &placeLast(Args &&...args) {
+    T *p = new (elements() + h_->size) T(std::forward<Args>(args)...);
+    ++h_->size;
+    return *p;
+  }
   static size_t grownCapacity(size_t needed) { return needed <= 4 ? 4 : needed + needed / 2; }
   void reallocate(size_t n) {
     if (n > std::numeric_limits<uint32_t>::max()) throw std::length_error("CompactVector: too many elements");

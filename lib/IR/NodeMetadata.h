@@ -94,8 +94,13 @@ public:
   using const_iterator = std::vector<value_type>::const_iterator;
 
   const SharedString *find(std::string_view key) const {
+    const value_type *item = findItem(key);
+    return item ? &item->second : nullptr;
+  }
+  /// The key's pair (its key record can then be shared), or null.
+  const value_type *findItem(std::string_view key) const {
     for (const auto &item : items_)
-      if (item.first == key) return &item.second;
+      if (item.first == key) return &item;
     return nullptr;
   }
   bool contains(std::string_view key) const { return find(key) != nullptr; }

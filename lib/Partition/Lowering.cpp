@@ -259,7 +259,8 @@ Node makeDelegateCall(std::string nodeName, const std::string &delegateName, con
   for (const auto &in : inputs) call.inputs.push_back({"", Argument::tensor(in), ArgumentPassing::Positional});
   for (const auto &out : outputs) call.outputs.push_back(Argument::tensor(out));
   call.isHopSingleTensorReturn = false;
-  call.metadata.set("debug_handle", std::to_string(debugHandle));
+  static const SharedString kKey("debug_handle"); // one record for every call's key
+  call.metadata.set(kKey, std::to_string(debugHandle));
   return call;
 }
 

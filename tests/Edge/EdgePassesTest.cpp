@@ -278,6 +278,9 @@ TEST_CASE("debug handles count placeholders first and keep existing ones", "[edg
   CHECK(*g.nodes[0].metadata.find("debug_handle") == "3");
   CHECK(*g.nodes[1].metadata.find("debug_handle") == "42");
   CHECK(*g.nodes[2].metadata.find("debug_handle") == "5");
+  // The handles' key is one record, not one string per node.
+  CHECK(g.nodes[0].metadata.findItem("debug_handle")->first.sharesRecordWith(
+      g.nodes[2].metadata.findItem("debug_handle")->first));
 }
 
 TEST_CASE("checkAtenDialect refuses non-core and unknown ops", "[edge][core]") {

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -120,4 +121,42 @@ TEST_CASE("CompactVector converts from and to std::vector and assigns", "[compac
   CHECK(ints.at(2) == 2);
   CHECK(ints.front() == 3);
   CHECK(ints.back() == 2);
+}
+
+namespace {
+// Copies throw once `failNext` is set; moves never do (CompactVector needs that).
+struct Fragile {
+  static inline bool failNext = false;
+  std::string text;
+  explicit Fragile(std::string t) : text(std::move(t)) {}
+  Fragile(const Fragile &o) : text(o.text) {
+    if (failNext) {
+      failNext = false;
+      throw std::runtime_error("copy failed");
+    }
+  }
+  Fragile(Fragile &&o) noexcept = default;
+  Fragile &operator=(const Fragile &) = default;
+  Fragile &operator=(Fragile &&) noexcept = default;
+};
+} // namespace
+
+TEST_CASE("CompactVector keeps its elements when an element's copy throws", "[compactvector]") {
+  CompactVector<Fragile> v;
+  v.reserve(4);
+  Fragile a("a");
+  for (int i = 0; i < 3; ++i) v.push_back(a);
+  Fragile::failNext = true; // room left: constructed in place
+  CHECK_THROWS_AS(v.push_back(a), std::runtime_error);
+  REQUIRE(v.size() == 3);
+  v.push_back(Fragile("b"));
+  REQUIRE(v.size() == v.capacity()); // full: built before the move to a bigger block
+  Fragile::failNext = true;
+  CHECK_THROWS_AS(v.push_back(a), std::runtime_error);
+  REQUIRE(v.size() == 4);
+  CHECK(v[0].text == "a");
+  CHECK(v[3].text == "b");
+  v.push_back(a);
+  CHECK(v.size() == 5);
+  CHECK(v[4].text == "a");
 }

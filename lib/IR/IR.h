@@ -65,6 +65,36 @@ int64_t scalarTypeToSerialized(ScalarType t);
 // Symbolic values and tensor metadata
 //===----------------------------------------------------------------------===//
 
+/// A `T` kept out of line behind a pointer, made on first write, with value
+/// semantics (copies are deep): for rarely set parts of structs there are
+/// millions of. Reading an absent one gives a shared default-constructed `T`.
+template <class T> class OutOfLine {
+public:
+  OutOfLine() = default;
+  OutOfLine(const OutOfLine &o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  OutOfLine(OutOfLine &&o) noexcept = default;
+  OutOfLine &operator=(const OutOfLine &o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  OutOfLine &operator=(OutOfLine &&o) noexcept = default;
+  bool present() const { return p_ != nullptr; }
+  const T &get() const { return p_ ? *p_ : absent(); }
+  /// An absent record equals a default-constructed one (needs T's ==).
+  bool operator==(const OutOfLine &o) const { return p_ == o.p_ || get() == o.get(); }
+  T &mutate() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+
+private:
+  static const T &absent() {
+    static const T kAbsent;
+    return kAbsent;
+  }
+  std::unique_ptr<T> p_;
+};
+
 /// std::optional<T>'s interface in one pointer (copies are deep): for an
 /// optional member that is absent in millions of records (a constant's
 /// inline bytes).
@@ -100,35 +130,10 @@ public:
   const T *operator->() const { return p_.get(); }
   T *operator->() { return p_.get(); }
   void reset() noexcept { p_.reset(); }
-  template <class... Args> T &emplace(Args &&...args) {
-    p_ = std::make_unique<T>(std::forward<Args>(args)...);
-    return *p_;
-  }
   bool operator==(const BoxedOptional &o) const { return p_ ? o.p_ && *p_ == *o.p_ : !o.p_; }
 
 private:
   std::unique_ptr<T> p_;
-};
-
-/// A `T` kept out of line behind a pointer, made on first write, with value
-/// semantics (copies are deep): for rarely set parts of structs there are
-/// millions of. Reading an absent one gives a shared default-constructed `T`.
-template <class T> class OutOfLine {
-public:
-  bool present() const { return bool(box_); }
-  const T &get() const { return box_ ? *box_ : absent(); }
-  /// An absent record equals a default-constructed one (needs T's ==).
-  bool operator==(const OutOfLine &o) const { return get() == o.get(); }
-  T &mutate() {
-    return box_ ? *box_ : box_.emplace();
-  }
-
-private:
-  static const T &absent() {
-    static const T kAbsent;
-    return kAbsent;
-  }
-  BoxedOptional<T> box_; // its copies are deep and copy before they free
 };
 
 /// torch.export SymInt union: a concrete int (as_int) or a sympy expression (as_expr).

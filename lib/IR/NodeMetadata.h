@@ -115,6 +115,7 @@ public:
   }
   bool erase(std::string_view key);
   void clear() { items_.clear(); }
+  void reserve(size_t n) { items_.reserve(n); }
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
   const_iterator begin() const { return items_.begin(); }

@@ -130,7 +130,5 @@ TEST_CASE("BoxedOptional behaves as std::optional, copies deeply, in one pointer
   moved = "again";
   moved.reset();
   CHECK_FALSE(moved);
-  CHECK(moved.emplace(3, 'z') == "zzz"); // made in place
-  CHECK(*moved == "zzz");
   CHECK(BoxedOptional<std::string>("") != BoxedOptional<std::string>()); // an empty string is a value
 }
